@@ -1,0 +1,48 @@
+"""Suite-wide fixtures: offscreen Qt, isolated settings, and a guard against leaked threads."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_threads(request):
+    """Fail any test that leaves a Python or Qt worker thread running."""
+    before = {t.ident for t in threading.enumerate()}
+    yield
+    leaked = [
+        t for t in threading.enumerate()
+        if t.ident not in before and t.is_alive() and not t.daemon
+    ]
+    for t in leaked:
+        t.join(timeout=5)
+    still = [t.name for t in leaked if t.is_alive()]
+    qt_running = []
+    if "workbench.qt.job_runner" in __import__("sys").modules:
+        from workbench.qt.job_runner import LIVE_THREADS
+
+        qt_running = [t.objectName() for t in list(LIVE_THREADS) if _qt_thread_running(t)]
+    assert not still, f"test left Python threads running: {still}"
+    assert not qt_running, f"test left job threads running: {qt_running}"
+
+
+def _qt_thread_running(thread) -> bool:
+    try:
+        if thread.isRunning():
+            thread.wait(5000)
+        return thread.isRunning()
+    except RuntimeError:  # the C++ object is already deleted: not running
+        return False
+
+
+@pytest.fixture
+def settings(tmp_path):
+    """A QSettings in a temporary INI file, so tests never touch the user's settings."""
+    from PySide6.QtCore import QSettings
+
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)

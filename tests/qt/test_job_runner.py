@@ -1,0 +1,132 @@
+"""The job thread: events re-emitted on the GUI thread in order, cancel, failures, one at a time."""
+
+from __future__ import annotations
+
+import threading
+
+from workbench.core.events import (
+    JobCancelled,
+    JobFailed,
+    JobFinished,
+    JobStarted,
+    Progress,
+    StepLogged,
+)
+from workbench.core.jobs import JobSpec
+from workbench.qt.controller import WorkbenchController
+from workbench.qt.job_runner import JobRunner
+
+
+def steps_job(n, gate=None, ran=None):
+    def job(control):
+        for i in range(n):
+            if gate is not None:
+                gate.wait(5)
+            if ran is not None:
+                ran.append(i)
+            yield StepLogged(i, 1.0, 0.1, 0.5, False, i * 10, 100.0, 0.1)
+            yield Progress(i + 1, n, f"step {i + 1}")
+        yield JobFinished(result="done")
+
+    return JobSpec("steps", job)
+
+
+def test_signal_order_is_exact_and_on_gui_thread(qtbot):
+    runner = JobRunner()
+    received, threads = [], []
+
+    def record(event):
+        received.append(event)
+        threads.append(threading.current_thread())
+
+    runner.event.connect(record)
+    with qtbot.waitSignal(runner.busy_changed, timeout=5000, check_params_cb=lambda b: not b):
+        assert runner.start(steps_job(2))
+    kinds = [type(e).__name__ for e in received]
+    assert kinds == [
+        "JobStarted", "StepLogged", "Progress", "StepLogged", "Progress", "JobFinished",
+    ]
+    assert all(t is threading.main_thread() for t in threads)
+    assert not runner.busy
+
+
+def test_cancel_is_honoured_within_one_step(qtbot):
+    runner = JobRunner()
+    gate, ran = threading.Event(), []
+    received = []
+    runner.event.connect(received.append)
+    assert runner.start(steps_job(1000, gate=gate, ran=ran))
+    gate.set()
+    qtbot.waitUntil(lambda: len(ran) >= 3, timeout=5000)
+    with qtbot.waitSignal(runner.busy_changed, timeout=5000):
+        runner.cancel()
+    steps_at_cancel = len(ran)
+    assert isinstance(received[-1], JobCancelled)
+    assert steps_at_cancel < 1000
+    # at most the step in flight when cancel was pressed ran afterwards
+    assert len(ran) == steps_at_cancel
+
+
+def test_exception_surfaces_as_message_and_app_stays_up(qtbot):
+    controller = WorkbenchController(backend=None)
+
+    def broken(control):
+        yield Progress(0, 1)
+        raise ValueError("the corpus has no text")
+
+    with qtbot.waitSignal(controller.error, timeout=5000) as blocker:
+        controller.run_job(JobSpec("broken", broken))
+    assert blocker.args[0] == "ValueError: the corpus has no text"
+    qtbot.waitUntil(lambda: not controller.jobs.busy, timeout=5000)
+    # the runner is usable again
+    results = []
+    with qtbot.waitSignal(controller.jobs.busy_changed, check_params_cb=lambda b: not b):
+        controller.run_job(steps_job(1), on_result=results.append)
+    assert results == ["done"]
+
+
+def test_second_job_refused_while_one_runs(qtbot):
+    controller = WorkbenchController(backend=None)
+    gate = threading.Event()
+    assert controller.run_job(steps_job(3, gate=gate))
+    errors = []
+    controller.error.connect(lambda m, d: errors.append(m))
+    assert not controller.run_job(steps_job(1))
+    assert errors and "'steps' is still running" in errors[0]
+    with qtbot.waitSignal(controller.jobs.busy_changed, timeout=5000):
+        gate.set()
+
+
+def test_query_runs_beside_a_long_job(qtbot):
+    controller = WorkbenchController(backend=None)
+    gate = threading.Event()
+    assert controller.run_job(steps_job(2, gate=gate))
+    results = []
+    with qtbot.waitSignal(controller.queries.busy_changed, check_params_cb=lambda b: not b):
+        assert controller.run_query(steps_job(1), on_result=results.append)
+    assert results == ["done"]
+    with qtbot.waitSignal(controller.jobs.busy_changed, timeout=5000):
+        gate.set()
+
+
+def test_pause_holds_the_job_until_resumed(qtbot):
+    runner = JobRunner()
+    gate, ran = threading.Event(), []
+    assert runner.start(steps_job(5, gate=gate, ran=ran))
+    runner.pause()
+    gate.set()
+    qtbot.wait(200)
+    assert len(ran) <= 1  # at most the step already in flight
+    with qtbot.waitSignal(runner.busy_changed, timeout=5000):
+        runner.resume()
+    assert ran == [0, 1, 2, 3, 4]
+
+
+def test_started_event_first(qtbot):
+    runner = JobRunner()
+    received = []
+    runner.event.connect(received.append)
+    with qtbot.waitSignal(runner.busy_changed, check_params_cb=lambda b: not b):
+        runner.start(steps_job(0))
+    assert isinstance(received[0], JobStarted) and isinstance(received[-1], JobFinished)
+    assert not any(isinstance(e, JobFailed) for e in received)

@@ -1,0 +1,17 @@
+"""The backend the Qt room talks to: one torch-aware facade per domain, built lazily.
+
+Each attribute turns UI requests (plain config dataclasses, paths, strings) into core jobs
+(`JobSpec`) or quick answers of numpy arrays and scalars. torch and gensim are imported only
+inside these facades' methods, so the window shows before they load.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from workbench.app.corpus_backend import CorpusBackend
+
+
+@dataclass
+class Backend:
+    corpus: CorpusBackend = field(default_factory=CorpusBackend)

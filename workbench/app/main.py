@@ -1,0 +1,103 @@
+"""Entry point: `workbench [PATH]`, `workbench --screenshot out.png [--panel NAME]`,
+`workbench --list-panels`, `workbench --version`, and the headless `workbench train RECIPE`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from workbench import __version__
+
+SCREENSHOT_TIMEOUT_S = 120
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="workbench",
+        description="Sequence Workbench: train, inspect and write with sequence models of text. "
+        "Run `workbench train RECIPE` for headless training.",
+    )
+    parser.add_argument("path", nargs="?", help="a corpus file or folder to open")
+    parser.add_argument("--version", action="version", version=f"workbench {__version__}")
+    parser.add_argument("--screenshot", metavar="OUT.png", help="render offscreen to a PNG, exit")
+    parser.add_argument("--panel", metavar="NAME", help="with --screenshot: only this panel")
+    parser.add_argument("--list-panels", action="store_true", help="print the panel names")
+    parser.add_argument(
+        "--no-default-corpus", action="store_true", help="start without loading a corpus"
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "train":
+        from workbench.app.train_cli import main as train_main
+
+        return train_main(argv[1:])
+    args = build_parser().parse_args(argv)
+    if args.list_panels:
+        return list_panels()
+    if args.panel and not args.screenshot:
+        print("--panel only applies with --screenshot", file=sys.stderr)
+        return 2
+    if args.screenshot:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    return run_gui(args)
+
+
+def list_panels() -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from workbench.app.panels import panel_types
+
+    for panel_type in panel_types():
+        print(f"{panel_type.name:<14} {panel_type.title}")
+    return 0
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.app.window import build_window
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setOrganizationName("SequenceWorkbench")
+    app.setApplicationName("Sequence Workbench")
+    app.setApplicationVersion(__version__)
+    window = build_window()
+    if args.panel and args.panel not in window.panels:
+        names = ", ".join(window.panels)
+        print(f"Unknown panel '{args.panel}'. Panels: {names}", file=sys.stderr)
+        window.close()
+        return 2
+    window.show()
+    path = args.path
+    if path is None and not args.no_default_corpus:
+        from workbench.core.resources import default_corpus_path
+
+        path = str(default_corpus_path())
+    if path is not None:
+        window.open_corpus(str(Path(path).expanduser()))
+    if args.screenshot:
+        return take_screenshot(app, window, args.screenshot, args.panel)
+    return app.exec()
+
+
+def take_screenshot(app, window, out: str, panel: str | None) -> int:
+    from workbench.app.window import settle
+
+    settle(window, timeout_s=SCREENSHOT_TIMEOUT_S)
+    if panel:
+        window.show_panel(panel)
+        app.processEvents()
+        widget = window.docks[panel]
+    else:
+        widget = window
+    ok = widget.grab().save(out)
+    window.close()
+    if not ok:
+        print(f"Could not write {out}", file=sys.stderr)
+        return 1
+    print(out)
+    return 0

@@ -1,0 +1,37 @@
+"""Build the wired main window (backend + controller + panels) and wait for it to settle."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+
+from workbench.app.backend import Backend
+from workbench.app.panels import panel_types
+from workbench.qt.controller import WorkbenchController
+from workbench.qt.main_window import MainWindow
+
+
+def build_window(settings: QSettings | None = None, backend: Backend | None = None) -> MainWindow:
+    controller = WorkbenchController(backend or Backend())
+    return MainWindow(controller, panel_types(), settings=settings)
+
+
+def settle(window: MainWindow, timeout_s: float = 60.0) -> bool:
+    """Process events until no job or query runs (for screenshots and scripted checks)."""
+    app = QApplication.instance()
+    controller = window.controller
+    deadline = time.monotonic() + timeout_s
+    quiet_since = None
+    while time.monotonic() < deadline:
+        app.processEvents()
+        busy = controller.jobs.busy or controller.queries.busy
+        if busy:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since > 0.3:  # let follow-up jobs start
+            return True
+        time.sleep(0.01)
+    return False

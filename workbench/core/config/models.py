@@ -1,0 +1,132 @@
+"""Model configurations (torch-free) and the registry of architecture names to config types.
+
+The torch side (`workbench.core.models`) registers a builder for each name; the form in the
+Architecture panel is generated from these dataclasses. `vocab_size` is not a form field: it
+comes from the tokenizer when a model is built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from workbench.core.config.fields import from_dict, param, range_problems, to_dict
+
+MODEL_CONFIGS: dict[str, type] = {}
+
+
+def register_config(cls: type) -> type:
+    """Class decorator: make a config type available under its `arch` name."""
+    MODEL_CONFIGS[cls.arch] = cls
+    return cls
+
+
+def architectures() -> list[str]:
+    return list(MODEL_CONFIGS)
+
+
+def config_to_dict(config: Any) -> dict[str, Any]:
+    return {"arch": config.arch, **to_dict(config)}
+
+
+def config_from_dict(data: dict[str, Any]) -> Any:
+    arch = data.get("arch")
+    if arch not in MODEL_CONFIGS:
+        known = ", ".join(MODEL_CONFIGS)
+        raise ValueError(f"Unknown architecture '{arch}'. Known: {known}.")
+    return from_dict(MODEL_CONFIGS[arch], data)
+
+
+@dataclass
+class RecurrentConfig:
+    """Shared fields of the recurrent family (Elman RNN, LSTM, GRU)."""
+
+    arch: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    vocab_size: int = 0
+    embedding_size: int = param(64, "Embedding size", "Width d of the token embeddings e_t = E x_t.",
+                                min=2, max=4096, step=8)
+    hidden_size: int = param(256, "Hidden size", "Units in each recurrent layer (d_h).",
+                             min=2, max=8192, step=16)
+    num_layers: int = param(1, "Layers", "Stacked recurrent layers; each feeds the next.",
+                            min=1, max=8)
+    dropout: float = param(0.0, "Dropout", "Dropout between stacked layers and before the "
+                           "output projection (0 = none).", min=0.0, max=0.9, step=0.05)
+    tie_weights: bool = param(False, "Tie weights", "Share the input embedding E with the output "
+                              "projection V (E = V, SLP3 9.2.3). Needs hidden size = embedding "
+                              "size.")
+    bidirectional: bool = param(False, "Bidirectional", "Run a second layer right to left and "
+                                "concatenate. For encoders and classifiers only: a language "
+                                "model must not see the token it predicts, so training refuses "
+                                "it.", advanced=True)
+
+    def problems(self) -> list[str]:
+        problems = range_problems(self)
+        if self.tie_weights and self.hidden_size != self.embedding_size:
+            problems.append(
+                "Weight tying needs hidden size = embedding size "
+                f"({self.hidden_size} ≠ {self.embedding_size})."
+            )
+        if self.tie_weights and self.bidirectional:
+            problems.append("Weight tying and bidirectional layers do not combine.")
+        return problems
+
+
+@register_config
+@dataclass
+class RnnConfig(RecurrentConfig):
+    arch: ClassVar[str] = "rnn"
+    title: ClassVar[str] = "Elman RNN"
+    nonlinearity: str = param("tanh", "Nonlinearity", "g in h_t = g(U h_{t-1} + W x_t).",
+                              choices=("tanh", "relu"))
+
+
+@register_config
+@dataclass
+class LstmConfig(RecurrentConfig):
+    arch: ClassVar[str] = "lstm"
+    title: ClassVar[str] = "LSTM"
+
+
+@register_config
+@dataclass
+class GruConfig(RecurrentConfig):
+    arch: ClassVar[str] = "gru"
+    title: ClassVar[str] = "GRU"
+
+
+@register_config
+@dataclass
+class TransformerConfig:
+    """A GPT-style causal decoder."""
+
+    arch: ClassVar[str] = "transformer"
+    title: ClassVar[str] = "Transformer (decoder)"
+    vocab_size: int = 0
+    d_model: int = param(128, "Width d_model", "Width of tokens, attention and residual stream.",
+                         min=8, max=4096, step=8)
+    num_heads: int = param(4, "Heads", "Attention heads per layer; must divide d_model.",
+                           min=1, max=64)
+    num_layers: int = param(2, "Layers", "Transformer blocks.", min=1, max=48)
+    d_ff: int = param(512, "Feed-forward width", "Hidden width of the position-wise FFN "
+                      "(often 4 × d_model).", min=8, max=16384, step=8)
+    context_length: int = param(128, "Context length", "Longest sequence the model attends "
+                                "over (block size).", min=2, max=8192, step=8)
+    dropout: float = param(0.1, "Dropout", "Dropout on attention weights, residual branches and "
+                           "embeddings.", min=0.0, max=0.9, step=0.05)
+    positional: str = param("sinusoidal", "Positions", "Sinusoidal encoding (Vaswani, the seeds' "
+                            "formula) or learned position embeddings.",
+                            choices=("sinusoidal", "learned"))
+    norm_placement: str = param("post", "LayerNorm", "post-LN as the seeds write it "
+                                "(x + Sublayer(x), then norm) or pre-LN (norm inside the "
+                                "residual branch).", choices=("post", "pre"))
+    tie_weights: bool = param(True, "Tie weights", "Share the token embedding with the output "
+                              "projection (E = V).")
+
+    def problems(self) -> list[str]:
+        problems = range_problems(self)
+        if self.num_heads > 0 and self.d_model % self.num_heads:
+            problems.append(
+                f"Heads ({self.num_heads}) must divide the width d_model ({self.d_model})."
+            )
+        return problems

@@ -1,0 +1,1 @@
+"""Corpora: loading files and folders with encoding detection, statistics, tokenizers, splits."""

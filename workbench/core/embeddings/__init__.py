@@ -1,0 +1,1 @@
+"""Word embeddings: word2vec and fastText training, evaluation, queries, maps, interchange."""

@@ -1,0 +1,140 @@
+"""Frozen event dataclasses that core jobs yield and the Qt room receives.
+
+Everything here is plain Python, numpy arrays and scalars: the Qt room imports this module, so
+it must never import torch or gensim (an import-linter contract checks that).
+
+A job is a generator function `job(control) -> Iterator[Event]` (see `workbench.core.jobs`).
+It yields `Progress` to drive the status bar, domain events for panels, and usually ends with
+`JobFinished(result=...)`. The driver (`jobs.drive`) adds `JobFinished`, `JobCancelled` or
+`JobFailed` when the generator ends without one, so a consumer always sees exactly one terminal
+event last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base class of everything a job yields."""
+
+
+@dataclass(frozen=True)
+class JobStarted(Event):
+    """First event of every driven job."""
+
+    title: str
+
+
+@dataclass(frozen=True)
+class Progress(Event):
+    """How far a job is. `total` is None when unknown (the bar then shows activity only)."""
+
+    done: float
+    total: float | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Notice(Event):
+    """A message for the user that is not an error: a warning about encoding, a skipped file."""
+
+    text: str
+    level: str = "warning"  # "info" | "warning"
+
+
+@dataclass(frozen=True)
+class JobFinished(Event):
+    """The job ended normally; `result` is whatever the job produced (a Corpus, a run dir...)."""
+
+    result: Any = None
+
+
+@dataclass(frozen=True)
+class JobCancelled(Event):
+    """The job stopped because the user asked; partial results stay where the job put them."""
+
+    reason: str = "cancelled by user"
+
+
+@dataclass(frozen=True)
+class JobFailed(Event):
+    """The job raised. `message` is for the user; `detail` is the traceback for the log."""
+
+    message: str
+    detail: str = ""
+    error_type: str = ""
+
+
+TERMINAL_EVENTS = (JobFinished, JobCancelled, JobFailed)
+
+
+# --- training (issue 4) ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepLogged(Event):
+    """One optimisation step (the trainer logs every N steps, not necessarily every step)."""
+
+    step: int
+    loss: float
+    lr: float
+    grad_norm: float
+    clipped: bool
+    tokens_seen: int
+    tokens_per_s: float
+    elapsed_s: float
+
+
+@dataclass(frozen=True)
+class EvalLogged(Event):
+    """Validation on the held-out split: mean cross-entropy in nats, exp of it, and bits."""
+
+    step: int
+    val_loss: float
+    perplexity: float
+    bits_per_token: float
+    tokens_seen: int = 0
+    elapsed_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class DivergenceHandled(Event):
+    """The divergence guard rolled back a bad step and lowered the learning rate."""
+
+    step: int
+    reason: str
+    new_lr: float
+    attempt: int
+
+
+@dataclass(frozen=True)
+class SampleGenerated(Event):
+    """Text sampled from the model during training, so the user watches it learn."""
+
+    step: int
+    text: str
+
+
+@dataclass(frozen=True)
+class SnapshotReady(Event):
+    """A CPU copy of the weights (numpy) plus everything needed to rebuild the model."""
+
+    snapshot: Any  # workbench.core.snapshot.Snapshot (torch-free)
+
+
+@dataclass(frozen=True)
+class CheckpointSaved(Event):
+    step: int
+    path: str
+    kind: str = "latest"  # "latest" | "best"
+
+
+@dataclass(frozen=True)
+class EpochEnded(Event):
+    """End of an epoch (word-vector training, or a pass over the corpus)."""
+
+    epoch: int
+    metrics: dict[str, float] = field(default_factory=dict)

@@ -1,0 +1,1 @@
+"""Text generation from snapshots: greedy, sampling, top-k, top-p, beam search."""

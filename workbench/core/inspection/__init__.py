@@ -1,0 +1,1 @@
+"""Inspection of snapshots: gate, attention and gradient probes, next-token views."""

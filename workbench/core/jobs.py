@@ -1,0 +1,127 @@
+"""Jobs: generator functions that yield events, and the control that stops or pauses them.
+
+A job is any callable `job(control: JobControl) -> Iterator[Event]`. It does its work in small
+steps and yields between them. `drive` runs a job and checks the control between every two
+events, so stop and pause take effect within one step without the job checking anything; long
+inner loops may also call `control.check()` themselves.
+
+This is the whole threading contract of the core: no Qt here. A test drives any job with
+`list(drive(job, JobControl()))`; the Qt job thread does the same on its own thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from workbench.core.events import (
+    TERMINAL_EVENTS,
+    Event,
+    JobCancelled,
+    JobFailed,
+    JobFinished,
+    JobStarted,
+)
+
+Job = Callable[["JobControl"], Iterator[Event]]
+
+
+class JobCancelledError(Exception):
+    """Raised by `JobControl.check()` inside a job when the user asked it to stop."""
+
+
+class UserFacingError(Exception):
+    """A failure whose message is written for the user (a bad file, an invalid setting).
+
+    The driver shows its text as is; any other exception is shown with its type name.
+    """
+
+
+class JobControl:
+    """Stop and pause flags shared between the thread that runs a job and the one that owns it."""
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._running = threading.Event()  # set = not paused
+        self._running.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._running.set()  # a paused job must wake up to notice the stop
+
+    def pause(self) -> None:
+        self._running.clear()
+
+    def resume(self) -> None:
+        self._running.set()
+
+    @property
+    def stop_requested(self) -> bool:
+        return self._stop.is_set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    def wait_if_paused(self) -> None:
+        """Block while paused; returns at once when running or stopped."""
+        while not self._running.wait(timeout=0.1):
+            pass
+
+    def check(self) -> None:
+        """For long inner loops: wait while paused, raise `JobCancelledError` if stopped."""
+        self.wait_if_paused()
+        if self._stop.is_set():
+            raise JobCancelledError
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """A job with the title shown in the status bar."""
+
+    title: str
+    job: Job
+
+
+def describe_exception(exc: BaseException) -> str:
+    """The one-line message a user sees for a failed job."""
+    if isinstance(exc, UserFacingError):
+        return str(exc)
+    text = str(exc) or "no details"
+    return f"{type(exc).__name__}: {text}"
+
+
+def drive(spec: JobSpec, control: JobControl) -> Iterator[Event]:
+    """Run a job, yielding `JobStarted`, its events, and exactly one terminal event last.
+
+    Between two events the driver waits while paused and stops the generator (closing it, so
+    its `finally` blocks run) when a stop was requested.
+    """
+    yield JobStarted(spec.title)
+    generator = spec.job(control)
+    try:
+        while True:
+            control.wait_if_paused()
+            if control.stop_requested:
+                generator.close()
+                yield JobCancelled()
+                return
+            try:
+                event = next(generator)
+            except StopIteration:
+                yield JobFinished()
+                return
+            yield event
+            if isinstance(event, TERMINAL_EVENTS):
+                generator.close()
+                return
+    except JobCancelledError:
+        yield JobCancelled()
+    except Exception as exc:  # noqa: BLE001 - a job's failure must never kill the app
+        yield JobFailed(
+            message=describe_exception(exc),
+            detail=traceback.format_exc(),
+            error_type=type(exc).__name__,
+        )

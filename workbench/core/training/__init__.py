@@ -1,0 +1,1 @@
+"""Training language models: the trainer job, schedules, checkpoints, runs and recipes."""

@@ -1,0 +1,138 @@
+"""The controller: the one object panels talk through.
+
+Panels never import each other. They read and set the session state here (corpus, tokens,
+model configuration, latest snapshot) and are told of changes by its signals. Long work goes to
+`jobs` (one at a time: corpus loading, training, word-vector training); short queries on
+snapshots (probes, generation, neighbour searches) go to `queries`, which runs beside a training
+job so inspectors keep working while a model trains.
+
+`backend` is the torch-free facade the app builds (see `workbench.core.api`): it turns requests
+into core jobs. Tests pass a fake one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from workbench.core.events import Event, JobCancelled, JobFailed, JobFinished, Notice
+from workbench.core.jobs import JobSpec
+from workbench.qt.job_runner import JobRunner
+
+ResultCallback = Callable[[Any], None]
+
+
+class WorkbenchController(QObject):
+    corpus_changed = Signal(object)  # core Corpus
+    tokens_changed = Signal(object)  # core TokenizedCorpus
+    model_config_changed = Signal(object)  # core model config dataclass
+    snapshot_changed = Signal(object)  # core Snapshot (numpy weights)
+    run_changed = Signal(object)  # a run directory (str) opened or started
+    job_event = Signal(object)  # every event of the long-job runner
+    error = Signal(str, str)  # message for the user, detail (traceback)
+    notice = Signal(str)  # a warning or info line for the user
+
+    def __init__(self, backend: Any = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.backend = backend
+        self.jobs = JobRunner("jobs", self)
+        self.queries = JobRunner("queries", self)
+        self.corpus: Any = None
+        self.tokens: Any = None
+        self.model_config: Any = None
+        self.snapshot: Any = None
+        self.last_error = ""
+        self._pending: dict[str, tuple[ResultCallback | None, ResultCallback | None]] = {}
+        self._outcome: dict[str, Event | None] = {}
+        for runner in (self.jobs, self.queries):
+            runner.event.connect(self._on_runner_event)
+            runner.busy_changed.connect(self._on_runner_busy)
+        self.jobs.event.connect(self.job_event)
+
+    # --- session state ------------------------------------------------------------------------
+
+    def set_corpus(self, corpus: Any) -> None:
+        self.corpus = corpus
+        self.corpus_changed.emit(corpus)
+
+    def set_tokens(self, tokens: Any) -> None:
+        self.tokens = tokens
+        self.tokens_changed.emit(tokens)
+
+    def set_model_config(self, config: Any) -> None:
+        self.model_config = config
+        self.model_config_changed.emit(config)
+
+    def set_snapshot(self, snapshot: Any) -> None:
+        self.snapshot = snapshot
+        self.snapshot_changed.emit(snapshot)
+
+    def open_corpus(self, path: str, **options: Any) -> bool:
+        """Load a corpus file or folder as a job; on success it becomes the session corpus."""
+        spec = self.backend.corpus.load_job(path, **options)
+        return self.run_job(spec, on_result=self.set_corpus)
+
+    # --- running work -------------------------------------------------------------------------
+
+    def run_job(
+        self,
+        spec: JobSpec,
+        on_result: ResultCallback | None = None,
+        on_error: ResultCallback | None = None,
+    ) -> bool:
+        """Start a long job; refuse (with a message) while another one runs."""
+        return self._start(self.jobs, spec, on_result, on_error)
+
+    def run_query(
+        self,
+        spec: JobSpec,
+        on_result: ResultCallback | None = None,
+        on_error: ResultCallback | None = None,
+    ) -> bool:
+        """Start a short query on a snapshot; refused while the previous query still runs."""
+        return self._start(self.queries, spec, on_result, on_error)
+
+    def _start(self, runner, spec, on_result, on_error) -> bool:
+        if runner.busy:
+            self.report_error(
+                f"'{runner.title}' is still running. Wait for it to finish or cancel it first."
+            )
+            return False
+        self._pending[runner.objectName()] = (on_result, on_error)
+        self._outcome[runner.objectName()] = None
+        return runner.start(spec)
+
+    def report_error(self, message: str, detail: str = "") -> None:
+        self.last_error = message
+        self.error.emit(message, detail)
+
+    @Slot(object)
+    def _on_runner_event(self, event: Event) -> None:
+        runner = self.sender()
+        name = runner.objectName() if runner is not None else "jobs"
+        if isinstance(event, (JobFinished, JobFailed, JobCancelled)):
+            self._outcome[name] = event
+        if isinstance(event, JobFailed):
+            self.report_error(event.message, event.detail)
+        elif isinstance(event, Notice):
+            self.notice.emit(event.text)
+
+    @Slot(bool)
+    def _on_runner_busy(self, busy: bool) -> None:
+        """Result callbacks run once the worker thread has ended, so they may start new work."""
+        if busy:
+            return
+        runner = self.sender()
+        name = runner.objectName() if runner is not None else "jobs"
+        on_result, on_error = self._pending.pop(name, (None, None))
+        outcome = self._outcome.pop(name, None)
+        if isinstance(outcome, JobFinished) and on_result is not None:
+            on_result(outcome.result)
+        elif isinstance(outcome, (JobFailed, JobCancelled)) and on_error is not None:
+            on_error(outcome)
+
+    def shutdown(self) -> None:
+        for runner in (self.jobs, self.queries):
+            runner.shutdown()

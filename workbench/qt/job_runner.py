@@ -1,0 +1,133 @@
+"""The job thread: runs one core job at a time and re-emits its events on the GUI thread.
+
+The core job is a generator (see `workbench.core.jobs`); `drive` checks stop and pause between
+its events. The QThread only iterates it and emits each event through a queued signal, so the
+receivers (slots of QObjects living on the GUI thread) never run on the worker thread.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from workbench.core.events import TERMINAL_EVENTS, Event, JobStarted, Progress
+from workbench.core.jobs import JobControl, JobSpec, drive
+
+# Every worker thread ever started, so the test suite can fail a test that leaves one running.
+LIVE_THREADS: weakref.WeakSet[QThread] = weakref.WeakSet()
+
+
+class _WorkerThread(QThread):
+    event_ready = Signal(object)
+
+    def __init__(self, spec: JobSpec, control: JobControl) -> None:
+        super().__init__()
+        self._spec = spec
+        self._control = control
+        self.setObjectName(f"job: {spec.title}")
+
+    def run(self) -> None:
+        for event in drive(self._spec, self._control):
+            self.event_ready.emit(event)
+
+
+class JobRunner(QObject):
+    """Owns at most one running job. `start` refuses a second one while the first runs.
+
+    Signals:
+      event(object): every event of the running job, in order, on the GUI thread;
+      busy_changed(bool): a job started (True) or its thread has ended (False);
+      progress(float, float, str, float): done, total (-1 unknown), message, ETA in s (-1 unknown).
+    """
+
+    event = Signal(object)
+    busy_changed = Signal(bool)
+    progress = Signal(float, float, str, float)
+
+    def __init__(self, name: str = "jobs", parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(name)
+        self._thread: _WorkerThread | None = None
+        self._control: JobControl | None = None
+        self.title = ""
+        self._started_at = 0.0
+
+    @property
+    def busy(self) -> bool:
+        return self._thread is not None
+
+    @property
+    def paused(self) -> bool:
+        return self._control is not None and self._control.paused
+
+    def start(self, spec: JobSpec) -> bool:
+        """Start `spec` on a new worker thread; False (and nothing started) if one is running."""
+        if self._thread is not None:
+            return False
+        self._control = JobControl()
+        thread = _WorkerThread(spec, self._control)
+        thread.event_ready.connect(self._on_event)
+        thread.finished.connect(self._on_thread_finished)
+        self._thread = thread
+        self.title = spec.title
+        self._started_at = time.monotonic()
+        LIVE_THREADS.add(thread)
+        thread.start()
+        self.busy_changed.emit(True)
+        return True
+
+    def cancel(self) -> None:
+        if self._control is not None:
+            self._control.stop()
+
+    def pause(self) -> None:
+        if self._control is not None:
+            self._control.pause()
+
+    def resume(self) -> None:
+        if self._control is not None:
+            self._control.resume()
+
+    def wait(self, timeout_ms: int = 10_000) -> bool:
+        """Block until the worker ends (used at shutdown and in tests); True if it ended."""
+        thread = self._thread
+        return thread is None or thread.wait(timeout_ms)
+
+    def shutdown(self, timeout_ms: int = 10_000) -> None:
+        """Stop the running job and wait for its thread, so the app can exit cleanly."""
+        self.cancel()
+        self.wait(timeout_ms)
+        if self._thread is not None:
+            self._on_thread_finished()
+
+    @Slot(object)
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, JobStarted):
+            self._started_at = time.monotonic()
+        if isinstance(event, Progress):
+            self._emit_progress(event)
+        self.event.emit(event)
+        if isinstance(event, TERMINAL_EVENTS):
+            self.progress.emit(0.0, 0.0, "", -1.0)
+
+    def _emit_progress(self, event: Progress) -> None:
+        total = -1.0 if event.total is None else float(event.total)
+        eta = -1.0
+        if event.total and event.done > 0:
+            elapsed = time.monotonic() - self._started_at
+            eta = elapsed * (event.total - event.done) / event.done
+        self.progress.emit(float(event.done), total, event.message, eta)
+
+    @Slot()
+    def _on_thread_finished(self) -> None:
+        thread = self._thread
+        if thread is None:
+            return
+        thread.wait()
+        self._thread = None
+        self._control = None
+        self.title = ""
+        thread.deleteLater()
+        self.busy_changed.emit(False)

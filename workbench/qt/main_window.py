@@ -1,0 +1,217 @@
+"""The main window: dockable panels, menus with shortcuts, status bar with the current job."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QWidget,
+)
+
+from workbench import __version__
+from workbench.qt.controller import WorkbenchController
+from workbench.qt.job_status import JobStatusWidget
+from workbench.qt.panel import AREAS, Panel
+from workbench.qt.recent_files import RecentFiles
+
+CORPUS_FILTER = "Text corpora (*.txt *.md *.gz *.bz2);;All files (*)"
+
+
+class MainWindow(QMainWindow):
+    def __init__(
+        self,
+        controller: WorkbenchController,
+        panel_types: Sequence[type[Panel]],
+        settings: QSettings | None = None,
+    ) -> None:
+        super().__init__()
+        self.controller = controller
+        self.settings = settings or QSettings()
+        self.recent = RecentFiles(self.settings)
+        self.setWindowTitle("Sequence Workbench")
+        self.setObjectName("main-window")
+        self.resize(1400, 900)
+        self.setDockNestingEnabled(True)
+        self.panels: dict[str, Panel] = {}
+        self.docks: dict[str, QDockWidget] = {}
+        self.setCentralWidget(QWidget())
+        self.centralWidget().hide()  # docks fill the window
+        self._build_menus()
+        for panel_type in panel_types:
+            self.add_panel(panel_type(controller))
+        self._tabify_same_area()
+        self.job_status = JobStatusWidget(controller.jobs)
+        self.statusBar().addPermanentWidget(self.job_status)
+        self.corpus_label = QLabel("No corpus")
+        self.statusBar().addWidget(self.corpus_label)
+        controller.error.connect(self._show_error)
+        controller.notice.connect(self._show_notice)
+        controller.corpus_changed.connect(self._on_corpus)
+        self._restore_layout()
+
+    # --- panels -------------------------------------------------------------------------------
+
+    def add_panel(self, panel: Panel) -> None:
+        dock = QDockWidget(panel.title, self)
+        dock.setObjectName(f"dock-{panel.name}")
+        dock.setWidget(panel)
+        self.addDockWidget(AREAS[panel.area], dock)
+        self.panels[panel.name] = panel
+        self.docks[panel.name] = dock
+        self.view_menu.addAction(dock.toggleViewAction())
+        actions = panel.menu_actions()
+        if actions:
+            menu = self._menu_named(panel.menu_title or panel.title)
+            for action in actions:
+                menu.addAction(action)
+
+    def _tabify_same_area(self) -> None:
+        first_in_area: dict[str, QDockWidget] = {}
+        for name, panel in self.panels.items():
+            dock = self.docks[name]
+            if panel.area in first_in_area:
+                self.tabifyDockWidget(first_in_area[panel.area], dock)
+            else:
+                first_in_area[panel.area] = dock
+        for dock in first_in_area.values():
+            dock.raise_()
+
+    def show_panel(self, name: str) -> None:
+        dock = self.docks[name]
+        dock.show()
+        dock.raise_()
+
+    def _menu_named(self, title: str):
+        for action in self.menuBar().actions():
+            if action.menu() is not None and action.text() == title:
+                return action.menu()
+        return self.menuBar().insertMenu(self.help_menu.menuAction(), _new_menu(self, title))
+
+    # --- menus --------------------------------------------------------------------------------
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        open_file = QAction("&Open corpus file…", self, shortcut=QKeySequence.StandardKey.Open)
+        open_file.triggered.connect(self.open_corpus_dialog)
+        open_folder = QAction("Open corpus &folder…", self, shortcut=QKeySequence("Ctrl+Shift+O"))
+        open_folder.triggered.connect(self.open_folder_dialog)
+        file_menu.addActions([open_file, open_folder])
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        file_menu.addSeparator()
+        quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        file_menu.addAction(quit_action)
+
+        self.view_menu = self.menuBar().addMenu("&View")
+        reset = QAction("Reset &layout", self)
+        reset.triggered.connect(self.reset_layout)
+        self.view_menu.addAction(reset)
+        self.view_menu.addSeparator()
+
+        job_menu = self.menuBar().addMenu("&Job")
+        pause = QAction("&Pause / resume", self, shortcut=QKeySequence("Ctrl+Shift+P"))
+        pause.triggered.connect(self._toggle_pause)
+        cancel = QAction("&Cancel", self, shortcut=QKeySequence("Ctrl+."))
+        cancel.triggered.connect(self.controller.jobs.cancel)
+        job_menu.addActions([pause, cancel])
+
+        self.help_menu = self.menuBar().addMenu("&Help")
+        about = QAction("&About Sequence Workbench", self)
+        about.triggered.connect(self._about)
+        self.help_menu.addAction(about)
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        paths = self.recent.paths()
+        if not paths:
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
+        for path in paths:
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_corpus(p))
+
+    @Slot()
+    def open_corpus_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open corpus", "", CORPUS_FILTER)
+        if path:
+            self.open_corpus(path)
+
+    @Slot()
+    def open_folder_dialog(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open corpus folder")
+        if path:
+            self.open_corpus(path)
+
+    def open_corpus(self, path: str, **options) -> bool:
+        started = self.controller.open_corpus(path, **options)
+        if started:
+            self.recent.add(path)
+        return started
+
+    def _toggle_pause(self) -> None:
+        runner = self.controller.jobs
+        runner.resume() if runner.paused else runner.pause()
+
+    def _about(self) -> None:
+        QMessageBox.about(
+            self,
+            "About Sequence Workbench",
+            f"Sequence Workbench {__version__}\n\nTrain, inspect and write with sequence models "
+            "of text. Default corpus: Shakespeare (Open Shakespeare / Open Knowledge Foundation).",
+        )
+
+    # --- messages -----------------------------------------------------------------------------
+
+    @Slot(str, str)
+    def _show_error(self, message: str, detail: str) -> None:
+        self.statusBar().showMessage(message, 15_000)
+        box = QMessageBox(QMessageBox.Icon.Warning, "Sequence Workbench", message, parent=self)
+        if detail:
+            box.setDetailedText(detail)
+        box.setWindowModality(Qt.WindowModality.NonModal)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.show()  # never exec(): a modal loop would block the job events behind it
+
+    @Slot(str)
+    def _show_notice(self, text: str) -> None:
+        self.statusBar().showMessage(text, 15_000)
+
+    @Slot(object)
+    def _on_corpus(self, corpus) -> None:
+        self.corpus_label.setText(getattr(corpus, "name", "corpus loaded"))
+
+    # --- layout -------------------------------------------------------------------------------
+
+    def _restore_layout(self) -> None:
+        self._default_state = self.saveState()
+        geometry = self.settings.value("window/geometry")
+        state = self.settings.value("window/state")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
+    @Slot()
+    def reset_layout(self) -> None:
+        self.restoreState(self._default_state)
+        for dock in self.docks.values():
+            dock.show()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        self.controller.shutdown()
+        super().closeEvent(event)
+
+
+def _new_menu(parent: QWidget, title: str):
+    from PySide6.QtWidgets import QMenu
+
+    return QMenu(title, parent)

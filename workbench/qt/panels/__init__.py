@@ -1,0 +1,1 @@
+"""Dockable panels, one per file (or one folder per family). Panels never import each other."""
