@@ -35,7 +35,8 @@ def range_problems(config: Any) -> list[str]:
         value = getattr(config, f.name)
         meta = f.metadata
         if meta["choices"] is not None and value not in meta["choices"]:
-            problems.append(f"{meta['label']} must be one of {', '.join(map(str, meta['choices']))}.")
+            options = ", ".join(map(str, meta["choices"]))
+            problems.append(f"{meta['label']} must be one of {options}.")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if meta["min"] is not None and value < meta["min"]:
                 problems.append(f"{meta['label']} must be at least {meta['min']} (got {value}).")

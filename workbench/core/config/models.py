@@ -44,8 +44,9 @@ class RecurrentConfig:
     arch: ClassVar[str] = ""
     title: ClassVar[str] = ""
     vocab_size: int = 0
-    embedding_size: int = param(64, "Embedding size", "Width d of the token embeddings e_t = E x_t.",
-                                min=2, max=4096, step=8)
+    embedding_size: int = param(64, "Embedding size",
+                                "Width d of the token embeddings e_t = E x_t.", min=2,
+                                max=4096, step=8)
     hidden_size: int = param(256, "Hidden size", "Units in each recurrent layer (d_h).",
                              min=2, max=8192, step=16)
     num_layers: int = param(1, "Layers", "Stacked recurrent layers; each feeds the next.",
