@@ -98,7 +98,7 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
-        open_file = QAction("&Open corpus file…", self, shortcut=QKeySequence.StandardKey.Open)
+        open_file = QAction("&Open corpus file…", self, shortcut=QKeySequence("Ctrl+O"))
         open_file.triggered.connect(self.open_corpus_dialog)
         open_folder = QAction("Open corpus &folder…", self, shortcut=QKeySequence("Ctrl+Shift+O"))
         open_folder.triggered.connect(self.open_folder_dialog)
@@ -106,7 +106,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addSeparator()
-        quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
+        quit_action = QAction("&Quit", self, shortcut=QKeySequence("Ctrl+Q"))
         quit_action.triggered.connect(self.close)
         file_menu.addAction(quit_action)
 

@@ -1,0 +1,139 @@
+"""The window shell: docks from the panel list, menus with shortcuts, layout and recent files
+remembered in QSettings, job status in the status bar, errors shown without stopping the app."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+from PySide6.QtWidgets import QLabel, QMessageBox
+
+from workbench.core.events import JobFinished, Progress
+from workbench.core.jobs import JobSpec
+from workbench.qt.controller import WorkbenchController
+from workbench.qt.main_window import MainWindow
+from workbench.qt.panel import Panel
+
+
+class EchoPanel(Panel):
+    name = "echo"
+    title = "Echo"
+    area = "left"
+
+    def __init__(self, controller, parent=None):
+        super().__init__(controller, parent)
+        self.label = QLabel("nothing yet", self)
+        controller.corpus_changed.connect(self.label.setText)
+
+
+class OtherPanel(Panel):
+    name = "other"
+    title = "Other"
+    area = "left"
+
+
+class FakeCorpusBackend:
+    def __init__(self, gate=None):
+        self.gate = gate
+        self.loaded = []
+
+    def load_job(self, path, **options):
+        def job(control):
+            for i in range(3):
+                if self.gate is not None:
+                    self.gate.wait(5)
+                yield Progress(i + 1, 3, f"reading {path}")
+            self.loaded.append(path)
+            yield JobFinished(result=f"corpus:{path}")
+
+        return JobSpec(f"Loading {path}", job)
+
+
+def make_window(settings, gate=None):
+    backend = SimpleNamespace(corpus=FakeCorpusBackend(gate))
+    controller = WorkbenchController(backend)
+    return MainWindow(controller, [EchoPanel, OtherPanel], settings=settings)
+
+
+def test_panels_become_docks_with_view_toggles(qtbot, settings):
+    window = make_window(settings)
+    qtbot.addWidget(window)
+    assert set(window.docks) == {"echo", "other"}
+    titles = [a.text() for a in window.view_menu.actions()]
+    assert "Echo" in titles and "Other" in titles
+
+
+def test_standard_shortcuts_exist(qtbot, settings):
+    window = make_window(settings)
+    qtbot.addWidget(window)
+    shortcuts = {
+        a.text(): a.shortcut().toString()
+        for menu in window.menuBar().findChildren(type(window.view_menu))
+        for a in menu.actions()
+    }
+    assert shortcuts["&Open corpus file…"] == "Ctrl+O"
+    assert shortcuts["Open corpus &folder…"] == "Ctrl+Shift+O"
+    assert shortcuts["&Quit"] == "Ctrl+Q"
+
+
+def test_open_corpus_runs_job_updates_panels_and_recent_files(qtbot, settings):
+    window = make_window(settings)
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.controller.corpus_changed, timeout=5000):
+        assert window.open_corpus("/data/a.txt")
+    assert window.panels["echo"].label.text() == "corpus:/data/a.txt"
+    window.open_corpus("/data/b.txt")
+    qtbot.waitUntil(lambda: not window.controller.jobs.busy, timeout=5000)
+    assert window.recent.paths() == ["/data/b.txt", "/data/a.txt"]
+    # a new window with the same settings remembers them
+    again = make_window(settings)
+    qtbot.addWidget(again)
+    assert again.recent.paths() == ["/data/b.txt", "/data/a.txt"]
+
+
+def test_layout_is_remembered(qtbot, settings):
+    window = make_window(settings)
+    qtbot.addWidget(window)
+    window.show()
+    window.docks["other"].setFloating(True)
+    window.close()
+    again = make_window(settings)
+    qtbot.addWidget(again)
+    again.show()
+    assert again.docks["other"].isFloating()
+    again.reset_layout()
+    assert not again.docks["other"].isFloating()
+
+
+def test_status_bar_shows_progress_and_cancel_stops_job(qtbot, settings):
+    gate = threading.Event()
+    window = make_window(settings, gate=gate)
+    qtbot.addWidget(window)
+    window.show()
+    status = window.job_status
+    assert status.label.text() == "Ready" and not status.cancel_button.isVisible()
+    window.open_corpus("/data/slow.txt")
+    assert status.cancel_button.isVisible()
+    assert status.label.text().startswith("Loading /data/slow.txt")
+    gate.set()
+    with qtbot.waitSignal(window.controller.jobs.busy_changed, timeout=5000):
+        status.cancel_button.click()
+    assert status.label.text() == "Ready"
+    assert window.controller.corpus is None or window.controller.corpus.endswith("slow.txt")
+
+
+def test_job_error_shows_message_and_window_stays_usable(qtbot, settings):
+    window = make_window(settings)
+    qtbot.addWidget(window)
+
+    def broken(control):
+        yield Progress(0, 1)
+        raise OSError("disk on fire")
+
+    with qtbot.waitSignal(window.controller.error, timeout=5000):
+        window.controller.run_job(JobSpec("broken", broken))
+    qtbot.waitUntil(lambda: not window.controller.jobs.busy, timeout=5000)
+    boxes = [b for b in window.findChildren(QMessageBox) if b.isVisible()]
+    assert any("OSError: disk on fire" in b.text() for b in boxes)
+    with qtbot.waitSignal(window.controller.corpus_changed, timeout=5000):
+        window.open_corpus("/data/ok.txt")
