@@ -72,6 +72,8 @@ def run_gui(args: argparse.Namespace) -> int:
         window.close()
         return 2
     window.show()
+    if not args.screenshot:
+        preload_heavy_modules()
     path = args.path
     if path is None and not args.no_default_corpus:
         from workbench.core.resources import default_corpus_path
@@ -82,6 +84,17 @@ def run_gui(args: argparse.Namespace) -> int:
     if args.screenshot:
         return take_screenshot(app, window, args.screenshot, args.panel)
     return app.exec()
+
+
+def preload_heavy_modules() -> None:
+    """Import torch on a daemon thread once the window shows, so the first model summary or
+    training start does not wait for it (and start-up does not either)."""
+    import threading
+
+    def load() -> None:
+        import torch  # noqa: F401
+
+    threading.Thread(target=load, name="preload-torch", daemon=True).start()
 
 
 def take_screenshot(app, window, out: str, panel: str | None) -> int:
