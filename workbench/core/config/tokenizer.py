@@ -1,0 +1,69 @@
+"""Tokenizer and split settings (torch-free), shown as a form in the Corpus panel.
+
+The split is contiguous and deterministic: the corpus token ids are cut into three blocks in
+order, train = the first (1 - val - test) share, then validation, then test. Nothing is
+shuffled, so a model never sees text in training that sits inside the validation block.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbench.core.config.fields import from_dict, param, range_problems, to_dict
+
+TOKENIZER_KINDS = ("char", "word", "bpe")
+
+# Words with inner apostrophes ("o'er", "don't") stay whole; punctuation marks are tokens of
+# their own; a line break is a token so that generated text keeps the line structure of verse.
+DEFAULT_WORD_PATTERN = r"\w+(?:'\w+)*|[^\w\s]|\n"
+
+
+@dataclass
+class TokenizerConfig:
+    kind: str = param("char", "Tokenizer",
+                      "char: one token per character. word: regex words and punctuation. "
+                      "bpe: byte-level byte-pair encoding trained on this corpus.",
+                      choices=TOKENIZER_KINDS)
+    lowercase: bool = param(False, "Lower-case words",
+                            "Word tokenizer only: fold case before counting, so 'The' = 'the'.")
+    min_count: int = param(1, "Minimum count",
+                           "Characters or words seen fewer times than this map to <unk>.",
+                           min=1, max=1000)
+    bpe_vocab_size: int = param(2000, "BPE vocabulary size",
+                                "Target vocabulary of the BPE tokenizer, special tokens included.",
+                                min=260, max=65536, step=250)
+    max_word_vocab: int = param(0, "Maximum word vocabulary",
+                                "Word tokenizer only: keep the most frequent words (0 = no limit).",
+                                min=0, max=1_000_000, step=1000, advanced=True)
+    word_pattern: str = param(DEFAULT_WORD_PATTERN, "Word pattern",
+                              "Regular expression a word token matches (word tokenizer only).",
+                              advanced=True)
+    val_fraction: float = param(0.1, "Validation share",
+                                "Share of the token ids held out for validation (after train).",
+                                min=0.0, max=0.5, step=0.01)
+    test_fraction: float = param(0.05, "Test share",
+                                 "Share of the token ids held out for testing (the last block).",
+                                 min=0.0, max=0.5, step=0.01)
+
+    def problems(self) -> list[str]:
+        """Messages for settings that cannot work together (empty when all is well)."""
+        problems = range_problems(self)
+        if self.val_fraction + self.test_fraction >= 0.9:
+            problems.append("Validation and test shares together must leave at least 10% "
+                            "for training.")
+        if self.kind == "word":
+            import re
+
+            try:
+                re.compile(self.word_pattern)
+            except re.error as exc:
+                problems.append(f"Word pattern is not a valid regular expression: {exc}.")
+        return problems
+
+
+def tokenizer_config_to_dict(config: TokenizerConfig) -> dict:
+    return to_dict(config)
+
+
+def tokenizer_config_from_dict(data: dict) -> TokenizerConfig:
+    return from_dict(TokenizerConfig, data)

@@ -1,0 +1,241 @@
+"""Tokenizers: character, word (regex) and byte-level BPE, with one shared interface.
+
+Every tokenizer numbers its vocabulary with the four special tokens first:
+`PAD, UNK, BOS, EOS = 0, 1, 2, 3`. `to_dict()` gives a JSON-safe description that
+`tokenizer_from_dict` turns back into an equal tokenizer (checkpoints and snapshots carry it).
+
+Round trips: `decode(encode(text)) == text` exactly for the char tokenizer on any text made of
+characters it knows, and for BPE on any text at all (it works on UTF-8 bytes). The word
+tokenizer drops whitespace, so its `decode` re-spaces words by a simple rule and is lossy.
+
+The `tokenizers` library (Rust) is imported only when a BPE tokenizer is built or read, so the
+window starts without it.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Iterable
+
+import numpy as np
+
+PAD, UNK, BOS, EOS = 0, 1, 2, 3
+SPECIAL_TOKENS = ("<pad>", "<unk>", "<bos>", "<eos>")
+SPECIAL_IDS = frozenset((PAD, UNK, BOS, EOS))
+
+
+class Tokenizer(ABC):
+    kind: str = ""
+
+    @property
+    @abstractmethod
+    def vocab_size(self) -> int:
+        """Number of ids, special tokens included."""
+
+    @abstractmethod
+    def encode(self, text: str) -> list[int]: ...
+
+    @abstractmethod
+    def decode(self, ids: Iterable[int]) -> str:
+        """Text of the ids; pad, bos and eos are left out, unknowns show as U+FFFD."""
+
+    @abstractmethod
+    def token(self, i: int) -> str:
+        """The text of one vocabulary entry (special tokens as `<pad>`, `<unk>`...)."""
+
+    @abstractmethod
+    def to_dict(self) -> dict: ...
+
+    def encode_array(self, text: str) -> np.ndarray:
+        return np.asarray(self.encode(text), dtype=np.int64)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Tokenizer) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment] - mutable-looking value objects
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} kind={self.kind} vocab_size={self.vocab_size}>"
+
+
+class _TableTokenizer(Tokenizer):
+    """A tokenizer whose vocabulary is an explicit list of strings after the specials."""
+
+    def __init__(self, symbols: list[str]) -> None:
+        self.symbols = list(symbols)
+        self.itos = list(SPECIAL_TOKENS) + self.symbols
+        self.stoi = {s: i + len(SPECIAL_TOKENS) for i, s in enumerate(self.symbols)}
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.itos)
+
+    def token(self, i: int) -> str:
+        return self.itos[i]
+
+
+def _vocabulary(counts: Counter, min_count: int, limit: int = 0) -> list[str]:
+    """Symbols seen at least `min_count` times, most frequent first, ties in code-point order."""
+    kept = [(s, c) for s, c in counts.items() if c >= min_count]
+    kept.sort(key=lambda sc: (-sc[1], sc[0]))
+    if limit:
+        kept = kept[:limit]
+    return [s for s, _ in kept]
+
+
+class CharTokenizer(_TableTokenizer):
+    kind = "char"
+
+    def __init__(self, symbols: list[str]) -> None:
+        super().__init__(symbols)
+        # Sorted code points and their ids give a vectorised encode (np.searchsorted).
+        points = np.array([ord(s) for s in self.symbols], dtype=np.int64)
+        order = np.argsort(points)
+        self._points = points[order]
+        self._point_ids = (order + len(SPECIAL_TOKENS)).astype(np.int64)
+
+    @classmethod
+    def train(cls, text: str | Iterable[str], min_count: int = 1) -> CharTokenizer:
+        counts: Counter = Counter()
+        for chunk in [text] if isinstance(text, str) else text:
+            counts.update(chunk)
+        return cls(_vocabulary(counts, min_count))
+
+    def encode_array(self, text: str) -> np.ndarray:
+        points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+        if len(self._points) == 0:
+            return np.full(len(points), UNK, dtype=np.int64)
+        where = np.searchsorted(self._points, points)
+        where = np.minimum(where, len(self._points) - 1)
+        known = self._points[where] == points
+        return np.where(known, self._point_ids[where], UNK).astype(np.int64)
+
+    def encode(self, text: str) -> list[int]:
+        return self.encode_array(text).tolist()
+
+    def decode(self, ids: Iterable[int]) -> str:
+        itos, out = self.itos, []
+        for i in ids:
+            i = int(i)
+            if i == UNK:
+                out.append("\ufffd")
+            elif i not in SPECIAL_IDS:
+                out.append(itos[i])
+        return "".join(out)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "symbols": self.symbols}
+
+
+_NO_SPACE_BEFORE = re.compile(r" ([,.;:!?)\]}'\n])")
+_NO_SPACE_AFTER = re.compile(r"([(\[{\n]) ")
+
+
+class WordTokenizer(_TableTokenizer):
+    kind = "word"
+
+    def __init__(self, symbols: list[str], pattern: str, lowercase: bool) -> None:
+        super().__init__(symbols)
+        self.pattern = pattern
+        self.lowercase = lowercase
+        self._regex = re.compile(pattern)
+
+    def words(self, text: str) -> list[str]:
+        return self._regex.findall(text.lower() if self.lowercase else text)
+
+    @classmethod
+    def train(cls, text: str | Iterable[str], pattern: str, lowercase: bool = False,
+              min_count: int = 1, limit: int = 0) -> WordTokenizer:
+        probe = cls([], pattern, lowercase)
+        counts: Counter = Counter()
+        for chunk in [text] if isinstance(text, str) else text:
+            counts.update(probe.words(chunk))
+        return cls(_vocabulary(counts, min_count, limit), pattern, lowercase)
+
+    def encode(self, text: str) -> list[int]:
+        stoi = self.stoi
+        return [stoi.get(w, UNK) for w in self.words(text)]
+
+    def decode(self, ids: Iterable[int]) -> str:
+        words = []
+        for i in ids:
+            i = int(i)
+            if i == UNK:
+                words.append(SPECIAL_TOKENS[UNK])
+            elif i not in SPECIAL_IDS:
+                words.append(self.itos[i])
+        text = " ".join(words)
+        # Whitespace was not kept: put punctuation and line breaks back against their words.
+        text = _NO_SPACE_BEFORE.sub(r"\1", text)
+        return _NO_SPACE_AFTER.sub(r"\1", text)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "symbols": self.symbols, "pattern": self.pattern,
+                "lowercase": self.lowercase}
+
+
+class BpeTokenizer(Tokenizer):
+    """Byte-level BPE from the `tokenizers` library: any text round-trips, nothing is unknown."""
+
+    kind = "bpe"
+
+    def __init__(self, backend) -> None:
+        self._backend = backend  # tokenizers.Tokenizer
+
+    @classmethod
+    def train(cls, texts: Iterable[str], vocab_size: int) -> BpeTokenizer:
+        from tokenizers import Tokenizer as HfTokenizer
+        from tokenizers import decoders, models, pre_tokenizers, trainers
+
+        backend = HfTokenizer(models.BPE(unk_token=SPECIAL_TOKENS[UNK]))
+        backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        backend.decoder = decoders.ByteLevel()
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            special_tokens=list(SPECIAL_TOKENS),  # in this order, so they get ids 0..3
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        )
+        backend.train_from_iterator(texts, trainer=trainer)
+        return cls(backend)
+
+    @classmethod
+    def from_json(cls, text: str) -> BpeTokenizer:
+        from tokenizers import Tokenizer as HfTokenizer
+
+        return cls(HfTokenizer.from_str(text))
+
+    @property
+    def vocab_size(self) -> int:
+        return self._backend.get_vocab_size()
+
+    def encode(self, text: str) -> list[int]:
+        return self._backend.encode(text).ids
+
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        return [e.ids for e in self._backend.encode_batch(texts)]
+
+    def decode(self, ids: Iterable[int]) -> str:
+        return self._backend.decode([int(i) for i in ids], skip_special_tokens=True)
+
+    def token(self, i: int) -> str:
+        if i in SPECIAL_IDS:
+            return SPECIAL_TOKENS[i]
+        # Show the bytes the token stands for, not the byte-level alphabet ("Ġthe" -> " the").
+        return self._backend.decode([i], skip_special_tokens=False)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "tokenizer_json": self._backend.to_str()}
+
+
+def tokenizer_from_dict(d: dict) -> Tokenizer:
+    kind = d.get("kind")
+    if kind == "char":
+        return CharTokenizer(list(d["symbols"]))
+    if kind == "word":
+        return WordTokenizer(list(d["symbols"]), d["pattern"], bool(d["lowercase"]))
+    if kind == "bpe":
+        return BpeTokenizer.from_json(d["tokenizer_json"])
+    raise ValueError(f"Unknown tokenizer kind {kind!r}; expected 'char', 'word' or 'bpe'.")
