@@ -1,0 +1,1 @@
+"""Qt widgets shared by several panels (plot export, small helpers)."""
