@@ -1,0 +1,254 @@
+"""Load a corpus: one text file, or every matching file under a folder, as a cancellable job.
+
+Files are read in 1 MB chunks (plain, .gz or .bz2), so the job reports progress by bytes and
+can be cancelled between chunks; decoding and newline clean-up are done piece by piece too,
+so no single call holds the interpreter long enough to freeze the window. Line endings become
+"\\n". How bytes become text is decided in `encodings` (BOMs, user choice, UTF-8, detection);
+a guessed encoding is always reported as a warning, never applied silently.
+
+A bad single file (binary, empty, unreadable, undecodable) fails the job with a message that
+names it and says what to do. In a folder, bad files are skipped and listed in
+`Corpus.skipped`; only a folder with nothing loadable fails.
+"""
+
+from __future__ import annotations
+
+import bz2
+import codecs
+import fnmatch
+import gzip
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from workbench.core.corpus import encodings
+from workbench.core.corpus.statistics import CorpusStats, statistics_steps
+from workbench.core.events import Event, JobFinished, Notice, Progress
+from workbench.core.jobs import JobSpec, UserFacingError
+
+READ_CHUNK = 1 << 20
+DEFAULT_GLOB = "*.txt *.md"
+COMPRESSED = {".gz": lambda raw: gzip.GzipFile(fileobj=raw), ".bz2": bz2.BZ2File}
+DOCUMENT_SEPARATOR = "\n"
+
+
+class UnusableFileError(UserFacingError):
+    """A file that cannot be used; `reason` is the short form listed for skipped files."""
+
+    def __init__(self, path: Path, reason: str, advice: str) -> None:
+        super().__init__(f"{path.name}: {reason}. {advice}")
+        self.path, self.reason = path, reason
+
+
+@dataclass
+class Corpus:
+    name: str
+    path: str
+    documents: list[tuple[str, str]]  # (file name relative to `path`, text)
+    warnings: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
+    encodings: dict[str, str] = field(default_factory=dict)  # file -> codec used
+    size_bytes: int = 0
+    stats: CorpusStats | None = None
+
+    @cached_property
+    def text(self) -> str:
+        """All documents joined by a newline, in the order they were loaded."""
+        return DOCUMENT_SEPARATOR.join(text for _, text in self.documents)
+
+
+def _open_stream(path: Path):
+    """(raw file, stream of decompressed bytes) for a plain, .gz or .bz2 file."""
+    try:
+        raw = path.open("rb")
+    except PermissionError:
+        raise UnusableFileError(path, "permission denied", "Check the file's permissions "
+                          "or copy it somewhere you can read.") from None
+    except IsADirectoryError:
+        raise UnusableFileError(path, "is a folder", "Open it with 'Open corpus folder'.") from None
+    except OSError as exc:
+        raise UnusableFileError(path, f"cannot be opened ({exc.strerror or exc})",
+                          "Check that the disk is available and the file exists.") from None
+    opener = COMPRESSED.get(path.suffix.lower())
+    return raw, (opener(raw) if opener else raw)
+
+
+def _read_bytes(path: Path, progress: list[int], total: int) -> Generator[Event, None, bytes]:
+    """Read a whole file in chunks, yielding Progress by (compressed) bytes read."""
+    raw, stream = _open_stream(path)
+    chunks, start = [], progress[0]
+    try:
+        while True:
+            try:
+                chunk = stream.read(READ_CHUNK)
+            except (OSError, EOFError, ValueError) as exc:
+                kind = path.suffix.lower().lstrip(".") or "file"
+                raise UnusableFileError(path, f"is not a valid {kind} file ({exc})",
+                                  "Decompress it yourself or choose another file.") from None
+            if not chunk:
+                break
+            chunks.append(chunk)
+            progress[0] = start + raw.tell()
+            yield Progress(progress[0], total, f"Reading {path.name}")
+    finally:
+        stream.close()
+        raw.close()
+    return b"".join(chunks)
+
+
+def _decode_pieces(data: bytes, encoding: str, status: Progress
+                   ) -> Generator[Event, None, str]:
+    """Decode in pieces (incrementally), turning CRLF and CR line ends into LF.
+
+    Yields `status` between pieces: a point where the job can be cancelled.
+    """
+    decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+    pieces, carry = [], ""
+    for start in range(0, len(data), READ_CHUNK):
+        piece = carry + decoder.decode(data[start:start + READ_CHUNK])
+        carry = "\r" if piece.endswith("\r") else ""  # its "\n" may start the next piece
+        if carry:
+            piece = piece[:-1]
+        pieces.append(piece.replace("\r\n", "\n").replace("\r", "\n"))
+        yield status
+    pieces.append((carry + decoder.decode(b"", final=True)).replace("\r", "\n"))
+    return "".join(pieces)
+
+
+def _decode(path: Path, data: bytes, chosen: str | None, status: Progress
+            ) -> Generator[Event, None, tuple[str, str, str | None]]:
+    """(text, codec used, warning or None) for a file's bytes; UnusableFileError when impossible."""
+    bom = encodings.sniff_bom(data[:4])
+    encoding, warning = chosen, None
+    if bom is not None and (chosen is None or chosen.replace("-sig", "") == bom[0][:5]
+                            or encodings.is_wide(chosen)):
+        encoding, data = bom[0], data[bom[1]:]
+    if not data.strip():
+        raise UnusableFileError(path, "is empty", "Choose a file that contains text.")
+    if not encodings.is_wide(encoding):
+        reason = encodings.binary_reason(data)
+        if reason:
+            raise UnusableFileError(path, f"looks like a binary file, not text: {reason}",
+                              "Choose a plain-text file (.txt, .md); save PDFs or word "
+                              "processor documents as plain text first.")
+    try:
+        text = yield from _decode_pieces(data, encoding or "utf-8", status)
+        return text, encoding or "utf-8", None
+    except UnicodeDecodeError as exc:
+        if encoding is not None:
+            raise UnusableFileError(path, f"is not valid {encoding} (byte {exc.start} cannot be "
+                              "decoded)", "Choose its encoding in the Encoding box and load "
+                              "it again, or 'auto' to detect it.") from None
+        position = exc.start
+    guess = encodings.detect_encoding(encodings.failure_sample(data, position))
+    if guess is None:
+        raise UnusableFileError(path, "is not UTF-8 and its encoding could not be detected",
+                          "Choose its encoding in the Encoding box and load it again.")
+    encoding, coherence = guess
+    try:
+        text = yield from _decode_pieces(data, encoding, status)
+    except UnicodeDecodeError:
+        raise UnusableFileError(
+            path, f"is not UTF-8, and the detected encoding {encoding} does not fit all of it",
+            "Choose its encoding in the Encoding box.") from None
+    warning = (f"{path.name} is not UTF-8; it was decoded as {encoding} (detected, "
+               f"{coherence:.0%} coherent). If letters look wrong, choose the right encoding "
+               "in the Encoding box and load it again.")
+    return text, encoding, warning
+
+
+def find_files(folder: Path, glob: str = DEFAULT_GLOB) -> list[Path]:
+    """Files under `folder` (recursively, hidden ones left out) whose name matches a pattern.
+
+    `glob` holds one or more patterns separated by spaces, commas or semicolons. A compressed
+    file matches when its name without .gz/.bz2 does ("*.txt" finds "a.txt.gz").
+    """
+    patterns = [p for p in glob.replace(",", " ").replace(";", " ").split() if p] or ["*"]
+    found = []
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if any(part.startswith(".") for part in relative.parts) or not path.is_file():
+            continue
+        name = path.name.lower()
+        plain = name.rsplit(".", 1)[0] if Path(name).suffix in COMPRESSED else name
+        if any(fnmatch.fnmatch(name, p.lower()) or fnmatch.fnmatch(plain, p.lower())
+               for p in patterns):
+            found.append(path)
+    return found
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def load_corpus_steps(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str | None = None
+                      ) -> Generator[Event, None, Corpus]:
+    """Read, decode and count a corpus; yields events and returns the `Corpus`."""
+    root = Path(path).expanduser()
+    try:
+        chosen = encodings.normalize_encoding(encoding)
+    except ValueError as exc:
+        raise UserFacingError(str(exc)) from None
+    if not root.exists():
+        raise UserFacingError(f"{root} does not exist. Check the path or choose another file.")
+    folder = root.is_dir()
+    files = find_files(root, glob) if folder else [root]
+    if not files:
+        raise UserFacingError(f"The folder {root} has no files matching '{glob}'. Change the "
+                              "file filter (for example *.txt) or choose another folder.")
+    corpus = Corpus(name=root.name, path=str(root), documents=[])
+    total = sum(_size(f) for f in files) or None
+    progress = [0]
+    for file in files:
+        name = str(file.relative_to(root)) if folder else file.name
+        try:
+            data = yield from _read_bytes(file, progress, total or 1)
+            status = Progress(progress[0], total or 1, f"Decoding {name}")
+            text, used, warning = yield from _decode(file, data, chosen, status)
+        except UnusableFileError as problem:
+            if not folder:
+                raise
+            corpus.skipped.append((name, problem.reason))
+            yield Notice(f"Skipped {name}: {problem.reason}.")
+            continue
+        corpus.documents.append((name, text))
+        corpus.encodings[name] = used
+        corpus.size_bytes += len(data)
+        if warning:
+            corpus.warnings.append(warning)
+            yield Notice(warning)
+    if not corpus.documents:
+        reasons = "; ".join(f"{n}: {r}" for n, r in corpus.skipped[:3])
+        raise UserFacingError(f"None of the {len(files)} matching files in {root} could be "
+                              f"loaded ({reasons}). Choose another folder or fix the files.")
+    if corpus.skipped:
+        corpus.warnings.append(f"{len(corpus.skipped)} of {len(files)} files were skipped; "
+                               "see the list of skipped files.")
+    corpus.stats = yield from statistics_steps([text for _, text in corpus.documents])
+    return corpus
+
+
+def load_corpus_job(path: str | Path, glob: str = DEFAULT_GLOB,
+                    encoding: str | None = None) -> JobSpec:
+    """The loading job: ends with `JobFinished(result=Corpus)` (statistics included)."""
+
+    def job(control) -> Iterator[Event]:
+        corpus = yield from load_corpus_steps(path, glob=glob, encoding=encoding)
+        yield JobFinished(result=corpus)
+
+    return JobSpec(f"Loading {Path(path).name}", job)
+
+
+def load_corpus(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str | None = None
+                ) -> Corpus:
+    """Load without a job (scripts, the headless CLI); raises UserFacingError on bad input."""
+    steps = load_corpus_steps(path, glob=glob, encoding=encoding)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
