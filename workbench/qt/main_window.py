@@ -92,7 +92,9 @@ class MainWindow(QMainWindow):
         for action in self.menuBar().actions():
             if action.menu() is not None and action.text() == title:
                 return action.menu()
-        return self.menuBar().insertMenu(self.help_menu.menuAction(), _new_menu(self, title))
+        menu = _new_menu(self, title)
+        self.menuBar().insertMenu(self.help_menu.menuAction(), menu)  # returns the QAction
+        return menu
 
     # --- menus --------------------------------------------------------------------------------
 
