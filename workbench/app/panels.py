@@ -6,6 +6,6 @@ from workbench.qt.panel import Panel
 
 
 def panel_types() -> list[type[Panel]]:
-    from workbench.qt.panels.corpus_panel import CorpusPanel
+    from workbench.qt.panels.corpus import CorpusPanel
 
     return [CorpusPanel]

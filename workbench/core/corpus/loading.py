@@ -229,6 +229,7 @@ def load_corpus_steps(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str 
         corpus.warnings.append(f"{len(corpus.skipped)} of {len(files)} files were skipped; "
                                "see the list of skipped files.")
     corpus.stats = yield from statistics_steps([text for _, text in corpus.documents])
+    _ = corpus.text  # join the documents here, in the worker, not later on the GUI thread
     return corpus
 
 

@@ -1,0 +1,5 @@
+"""The Corpus panel family: loading, statistics, text preview and tokenizer settings."""
+
+from workbench.qt.panels.corpus.panel import CorpusPanel
+
+__all__ = ["CorpusPanel"]

@@ -1,0 +1,228 @@
+"""The Corpus panel: open a corpus, see its statistics and text, tokenize it for training.
+
+After a corpus loads, the panel tokenizes it at once with the current tokenizer settings
+(character-level by default) and hands the result to the controller, so a model can be trained
+without visiting this panel. Opening goes through the window when it offers `open_corpus`
+(that records recent files), else straight through the controller.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QMenu,
+    QPushButton,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.corpus.encodings import ENCODING_CHOICES
+from workbench.core.corpus.loading import DEFAULT_GLOB, DOCUMENT_SEPARATOR, Corpus
+from workbench.core.resources import default_corpus_path, full_corpus_path, resource_path
+from workbench.qt.panel import Panel
+from workbench.qt.panels.corpus.stats_view import CharacterTable, StatsView, TopWordsTable
+from workbench.qt.panels.corpus.text_preview import TextPreview
+from workbench.qt.panels.corpus.tokenizer_view import TokenizerView
+
+CORPUS_FILTER = "Text corpora (*.txt *.md *.gz *.bz2);;All files (*)"
+SHAKESPEARE_CREDIT = (
+    "Texts: William Shakespeare (public domain), Project Gutenberg editions as packaged by "
+    "<b>Open Shakespeare / Open Knowledge Foundation</b> (CC-BY 2.5).")
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:,} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return ""
+
+
+class CorpusPanel(Panel):
+    name = "corpus"
+    title = "Corpus"
+    area = "left"
+    menu_title = "&Corpus"
+
+    def __init__(self, controller, parent: QWidget | None = None) -> None:
+        super().__init__(controller, parent)
+        self.corpus: Corpus | None = None
+        self.setAcceptDrops(True)
+        self._build_source_row()
+        self.header = QLabel("No corpus loaded. Open a file or folder, or drop one here.")
+        self.header.setWordWrap(True)
+        self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.credit = QLabel(SHAKESPEARE_CREDIT)
+        self.credit.setWordWrap(True)
+        self.credit.setVisible(False)
+        self.problems = QListWidget()
+        self.problems.setObjectName("corpus-problems")
+        self.problems.setMaximumHeight(90)
+        self.problems.setVisible(False)
+        self.stats_view = StatsView(on_error=controller.report_error)
+        self.top_words = TopWordsTable()
+        self.characters = CharacterTable()
+        self.preview = TextPreview()
+        self.tokenizer_view = TokenizerView()
+        self.tokenizer_view.tokenize_requested.connect(self.tokenize)
+        self.tabs = QTabWidget()
+        for widget, label in ((self.stats_view, "Statistics"), (self.top_words, "Top words"),
+                              (self.characters, "Characters"), (self.preview, "Text"),
+                              (self.tokenizer_view, "Tokenizer")):
+            self.tabs.addTab(widget, label)
+        layout = QVBoxLayout(self)
+        layout.addLayout(self.source_row)
+        layout.addLayout(self.options_row)
+        layout.addWidget(self.header)
+        layout.addWidget(self.credit)
+        layout.addWidget(self.problems)
+        layout.addWidget(self.tabs, 1)
+        controller.corpus_changed.connect(self.show_corpus)
+        controller.tokens_changed.connect(self.show_tokens)
+
+    def _build_source_row(self) -> None:
+        open_file = QPushButton("Open file…")
+        open_file.clicked.connect(self.choose_file)
+        open_folder = QPushButton("Open folder…")
+        open_folder.clicked.connect(self.choose_folder)
+        shipped = QToolButton()
+        shipped.setText("Shipped corpora")
+        shipped.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(shipped)
+        menu.addAction("Shakespeare, 8 plays (1 MB)",
+                       lambda: self.open_path(str(default_corpus_path())))
+        menu.addAction("Shakespeare, 42 works (5 MB)",
+                       lambda: self.open_path(str(full_corpus_path())))
+        shipped.setMenu(menu)
+        shipped.setMinimumWidth(shipped.sizeHint().width() + 20)  # room for the menu arrow
+        self.source_row = QHBoxLayout()
+        for widget in (open_file, open_folder, shipped):
+            self.source_row.addWidget(widget)
+        self.source_row.addStretch(1)
+        self.glob = QLineEdit(DEFAULT_GLOB)
+        self.glob.setToolTip("Folders: load files whose names match one of these patterns "
+                             "(space separated; a.txt.gz matches *.txt too)")
+        self.encoding = QComboBox()
+        self.encoding.setEditable(True)
+        self.encoding.addItems(ENCODING_CHOICES)
+        self.encoding.setToolTip("auto: UTF-8, or detected with a warning. Choose one when "
+                                 "letters look wrong, then Reload.")
+        reload = QPushButton("Reload")
+        reload.setToolTip("Load the current corpus again with this filter and encoding")
+        reload.clicked.connect(self.reload)
+        self.options_row = QHBoxLayout()
+        for widget in (QLabel("Filter:"), self.glob, QLabel("Encoding:"), self.encoding, reload):
+            self.options_row.addWidget(widget)
+        self.options_row.setStretch(1, 1)
+
+    def menu_actions(self) -> list[QAction]:
+        find = QAction("&Find in corpus text…", self, shortcut=QKeySequence("Ctrl+Shift+F"))
+        find.triggered.connect(self.focus_find)
+        tokenize = QAction("&Tokenize corpus", self, shortcut=QKeySequence("Ctrl+Shift+T"))
+        tokenize.triggered.connect(self.tokenizer_view.request)
+        return [find, tokenize]
+
+    # --- opening ------------------------------------------------------------------------------
+
+    def options(self) -> dict[str, str]:
+        return {"glob": self.glob.text().strip() or DEFAULT_GLOB,
+                "encoding": self.encoding.currentText().strip()}
+
+    def open_path(self, path: str) -> bool:
+        window = self.window()
+        opener = getattr(window, "open_corpus", None) or self.controller.open_corpus
+        return opener(path, **self.options())
+
+    def choose_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open corpus", "", CORPUS_FILTER)
+        if path:
+            self.open_path(path)
+
+    def choose_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open corpus folder")
+        if path:
+            self.open_path(path)
+
+    def reload(self) -> None:
+        if self.corpus is not None:
+            self.open_path(self.corpus.path)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
+        if urls and urls[0].isLocalFile():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            event.acceptProposedAction()
+            self.open_path(urls[0].toLocalFile())
+
+    def focus_find(self) -> None:
+        self.tabs.setCurrentWidget(self.preview)
+        self.preview.find_box.setFocus()
+        self.preview.find_box.selectAll()
+
+    # --- showing ------------------------------------------------------------------------------
+
+    def show_corpus(self, corpus) -> None:
+        if not isinstance(corpus, Corpus):
+            return
+        self.corpus = corpus
+        stats = corpus.stats
+        encodings = sorted(set(corpus.encodings.values()))
+        self.header.setText(
+            f"<b>{corpus.name}</b> · {len(corpus.documents)} document(s) · "
+            f"{_size(corpus.size_bytes)} · encoding {', '.join(encodings)}<br>"
+            f"<span style='color:#555'>{corpus.path}</span>")
+        self.credit.setVisible(_is_shipped(corpus.path))
+        self.problems.clear()
+        for warning in corpus.warnings:
+            self.problems.addItem("⚠ " + warning)
+        for name, reason in corpus.skipped:
+            self.problems.addItem(f"Skipped {name}: {reason}")
+        self.problems.setVisible(self.problems.count() > 0)
+        for view in (self.stats_view, self.top_words, self.characters):
+            view.show_stats(stats)
+        starts, offset = [], 0
+        for name, text in corpus.documents:
+            starts.append((name, offset))
+            offset += len(text) + len(DOCUMENT_SEPARATOR)
+        self.preview.set_corpus(corpus.text, starts)
+        self.tokenize(self.tokenizer_view.config())
+
+    def tokenize(self, config) -> bool:
+        backend = getattr(self.controller.backend, "corpus", None)
+        if self.corpus is None or not hasattr(backend, "tokenize_job"):
+            return False
+        self.tokenizer_view.result.setText(f"Tokenizing ({config.kind})…")
+        return self.controller.run_job(backend.tokenize_job(self.corpus, config),
+                                       on_result=self.controller.set_tokens,
+                                       on_error=self._tokenize_failed)
+
+    def _tokenize_failed(self, outcome) -> None:
+        why = getattr(outcome, "message", "") or "cancelled"
+        self.tokenizer_view.result.setText(f"Not tokenized: {why}")
+
+    def show_tokens(self, tokens) -> None:
+        head = self.corpus.text[:400] if self.corpus is not None else ""
+        self.tokenizer_view.show_tokens(tokens, head)
+
+
+def _is_shipped(path: str) -> bool:
+    try:
+        shipped = resource_path("corpora").resolve()
+        return Path(path).resolve().is_relative_to(shipped)
+    except (FileNotFoundError, OSError):
+        return False
