@@ -64,6 +64,14 @@ def test_bpe_round_trip_is_exact_for_any_text(bpe, text):
     assert bpe.decode(bpe.encode(text)) == text
 
 
+def test_special_token_names_in_the_text_are_plain_text(bpe):
+    again = tokenizer_from_dict(bpe.to_dict())
+    for tok in (bpe, again, CharTokenizer.train("say <pad> and <eos>")):
+        ids = tok.encode("say <pad> and <eos>")
+        assert PAD not in ids and EOS not in ids
+        assert tok.decode(ids) == "say <pad> and <eos>"
+
+
 def test_bpe_learns_merges_up_to_the_chosen_size(bpe):
     assert 260 < bpe.vocab_size <= 300
     ids = bpe.encode("that is the question")

@@ -9,7 +9,7 @@ validation text never sits inside the training block. `train`, `val` and `test` 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,6 +17,7 @@ import numpy as np
 from workbench.core.config.tokenizer import TokenizerConfig
 from workbench.core.corpus.text_chunks import text_chunks
 from workbench.core.corpus.tokenizers import (
+    UNK,
     BpeTokenizer,
     CharTokenizer,
     Tokenizer,
@@ -37,6 +38,7 @@ class TokenizedCorpus:
     test: np.ndarray  # ids[n_train + n_val:]
     config: TokenizerConfig = field(default_factory=TokenizerConfig)
     corpus_name: str = ""
+    unknown_tokens: int | None = None  # ids equal to UNK; counted when encoding
 
     @property
     def vocab_size(self) -> int:
@@ -46,9 +48,9 @@ class TokenizedCorpus:
         return {"train": len(self.train), "val": len(self.val), "test": len(self.test)}
 
     def unknown_count(self) -> int:
-        from workbench.core.corpus.tokenizers import UNK
-
-        return int(np.count_nonzero(self.ids == UNK))
+        if self.unknown_tokens is None:
+            self.unknown_tokens = int(np.count_nonzero(self.ids == UNK))
+        return self.unknown_tokens
 
 
 def split_ids(ids: np.ndarray, val_fraction: float, test_fraction: float
@@ -81,6 +83,22 @@ def _train_tokenizer(text: str, config: TokenizerConfig) -> Tokenizer:
     raise UserFacingError(f"Unknown tokenizer '{config.kind}'. Choose char, word or bpe.")
 
 
+def _join(parts: list) -> Generator[Event, None, np.ndarray]:
+    """One array from the encoded pieces, copied piece by piece between yields.
+
+    `np.concatenate` of 100M ids is a single call of seconds (mostly page faults of the new
+    array) that would hold the interpreter, and so the window, for all that time.
+    """
+    ids = np.empty(sum(len(p) for p in parts), dtype=np.int64)
+    position = 0
+    for i, part in enumerate(parts):
+        ids[position:position + len(part)] = part
+        position += len(part)
+        parts[i] = None  # free each piece once copied: lower peak memory
+        yield Progress(position, len(ids), "Collecting token ids")
+    return ids
+
+
 def tokenize_job(corpus, config: TokenizerConfig, tokenizer: Tokenizer | None = None) -> JobSpec:
     """Train a tokenizer on the corpus text (unless one is given), encode it and split it.
 
@@ -99,16 +117,19 @@ def tokenize_job(corpus, config: TokenizerConfig, tokenizer: Tokenizer | None = 
         trained = tokenizer or _train_tokenizer(text, config)
         done = len(text)
         yield Progress(done, total, f"Encoding with {trained.vocab_size} tokens")
-        parts = []
+        parts, unknown = [], 0
         for chunk in text_chunks(text):
-            parts.append(trained.encode_array(chunk))
+            part = trained.encode_array(chunk)
+            unknown += int(np.count_nonzero(part == UNK))
+            parts.append(part)
             done += len(chunk)
             control.check()
             yield Progress(done, total, "Encoding")
-        ids = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        ids = yield from _join(parts)
         train, val, test = split_ids(ids, config.val_fraction, config.test_fraction)
         result = TokenizedCorpus(trained, ids, train, val, test, config,
-                                 corpus_name=getattr(corpus, "name", ""))
+                                 corpus_name=getattr(corpus, "name", ""),
+                                 unknown_tokens=unknown)
         yield JobFinished(result=result)
 
     return JobSpec(f"Tokenizing ({config.kind})", job)

@@ -74,8 +74,12 @@ def _open_stream(path: Path):
     return raw, (opener(raw) if opener else raw)
 
 
-def _read_bytes(path: Path, progress: list[int], total: int) -> Generator[Event, None, bytes]:
-    """Read a whole file in chunks, yielding Progress by (compressed) bytes read."""
+def _read_chunks(path: Path, progress: list[int], total: int
+                 ) -> Generator[Event, None, list[bytes]]:
+    """Read a whole file in chunks, yielding Progress by (compressed) bytes read.
+
+    The chunks are kept apart: joining 100 MB into one bytes object is one long call.
+    """
     raw, stream = _open_stream(path)
     chunks, start = [], progress[0]
     try:
@@ -85,7 +89,7 @@ def _read_bytes(path: Path, progress: list[int], total: int) -> Generator[Event,
             except (OSError, EOFError, ValueError) as exc:
                 kind = path.suffix.lower().lstrip(".") or "file"
                 raise UnusableFileError(path, f"is not a valid {kind} file ({exc})",
-                                  "Decompress it yourself or choose another file.") from None
+                                        "Decompress it yourself or choose another file.") from None
             if not chunk:
                 break
             chunks.append(chunk)
@@ -94,68 +98,84 @@ def _read_bytes(path: Path, progress: list[int], total: int) -> Generator[Event,
     finally:
         stream.close()
         raw.close()
-    return b"".join(chunks)
+    return chunks
 
 
-def _decode_pieces(data: bytes, encoding: str, status: Progress
+def _decode_pieces(chunks: list[bytes], encoding: str, status: Progress
                    ) -> Generator[Event, None, str]:
-    """Decode in pieces (incrementally), turning CRLF and CR line ends into LF.
+    """Decode chunk by chunk (incrementally), turning CRLF and CR line ends into LF.
 
-    Yields `status` between pieces: a point where the job can be cancelled.
+    Yields `status` between chunks: a point where the job can be cancelled. A decoding error
+    carries `absolute_start`, its offset in the whole file.
     """
     decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
-    pieces, carry = [], ""
-    for start in range(0, len(data), READ_CHUNK):
-        piece = carry + decoder.decode(data[start:start + READ_CHUNK])
+    pieces, carry, offset = [], "", 0
+    for chunk in chunks:
+        try:
+            piece = carry + decoder.decode(chunk)
+        except UnicodeDecodeError as exc:
+            exc.absolute_start = offset + max(0, exc.start)
+            raise
+        offset += len(chunk)
         carry = "\r" if piece.endswith("\r") else ""  # its "\n" may start the next piece
         if carry:
             piece = piece[:-1]
         pieces.append(piece.replace("\r\n", "\n").replace("\r", "\n"))
         yield status
-    pieces.append((carry + decoder.decode(b"", final=True)).replace("\r", "\n"))
-    return "".join(pieces)
+    try:
+        pieces.append((carry + decoder.decode(b"", final=True)).replace("\r", "\n"))
+    except UnicodeDecodeError as exc:  # the file ends inside a multi-byte character
+        exc.absolute_start = offset
+        raise
+    return pieces[0] if len(pieces) == 1 else "".join(pieces)
 
 
-def _decode(path: Path, data: bytes, chosen: str | None, status: Progress
+def _decode(path: Path, chunks: list[bytes], chosen: str | None, status: Progress
             ) -> Generator[Event, None, tuple[str, str, str | None]]:
-    """(text, codec used, warning or None) for a file's bytes; UnusableFileError when impossible."""
-    bom = encodings.sniff_bom(data[:4])
-    encoding, warning = chosen, None
+    """(text, codec used, warning or None) for a file's bytes; UnusableFileError if impossible."""
+    empty = UnusableFileError(path, "is empty", "Choose a file that contains text.")
+    bom = encodings.sniff_bom(chunks[0][:4]) if chunks else None
+    encoding = chosen
     if bom is not None and (chosen is None or chosen.replace("-sig", "") == bom[0][:5]
                             or encodings.is_wide(chosen)):
-        encoding, data = bom[0], data[bom[1]:]
-    if not data.strip():
-        raise UnusableFileError(path, "is empty", "Choose a file that contains text.")
+        encoding = bom[0]
+        chunks = [chunks[0][bom[1]:], *chunks[1:]]
+    if not any(chunks):
+        raise empty
     if not encodings.is_wide(encoding):
-        reason = encodings.binary_reason(data)
+        reason = encodings.binary_reason(chunks[0])
         if reason:
             raise UnusableFileError(path, f"looks like a binary file, not text: {reason}",
-                              "Choose a plain-text file (.txt, .md); save PDFs or word "
-                              "processor documents as plain text first.")
+                                    "Choose a plain-text file (.txt, .md); save PDFs or word "
+                                    "processor documents as plain text first.")
+    warning = None
     try:
-        text = yield from _decode_pieces(data, encoding or "utf-8", status)
-        return text, encoding or "utf-8", None
+        text = yield from _decode_pieces(chunks, encoding or "utf-8", status)
     except UnicodeDecodeError as exc:
         if encoding is not None:
-            raise UnusableFileError(path, f"is not valid {encoding} (byte {exc.start} cannot be "
-                              "decoded)", "Choose its encoding in the Encoding box and load "
-                              "it again, or 'auto' to detect it.") from None
-        position = exc.start
-    guess = encodings.detect_encoding(encodings.failure_sample(data, position))
-    if guess is None:
-        raise UnusableFileError(path, "is not UTF-8 and its encoding could not be detected",
-                          "Choose its encoding in the Encoding box and load it again.")
-    encoding, coherence = guess
-    try:
-        text = yield from _decode_pieces(data, encoding, status)
-    except UnicodeDecodeError:
-        raise UnusableFileError(
-            path, f"is not UTF-8, and the detected encoding {encoding} does not fit all of it",
-            "Choose its encoding in the Encoding box.") from None
-    warning = (f"{path.name} is not UTF-8; it was decoded as {encoding} (detected, "
-               f"{coherence:.0%} coherent). If letters look wrong, choose the right encoding "
-               "in the Encoding box and load it again.")
-    return text, encoding, warning
+            raise UnusableFileError(
+                path, f"is not valid {encoding} (byte {exc.absolute_start} cannot be decoded)",
+                "Choose its encoding in the Encoding box and load it again, or 'auto' to "
+                "detect it.") from None
+        sample = encodings.failure_sample(b"".join(chunks), exc.absolute_start)
+        guess = encodings.detect_encoding(sample)
+        if guess is None:
+            raise UnusableFileError(path, "is not UTF-8 and its encoding could not be detected",
+                                    "Choose its encoding in the Encoding box and load it "
+                                    "again.") from None
+        encoding, coherence = guess
+        try:
+            text = yield from _decode_pieces(chunks, encoding, status)
+        except UnicodeDecodeError:
+            raise UnusableFileError(
+                path, f"is not UTF-8, and the detected encoding {encoding} does not fit all "
+                "of it", "Choose its encoding in the Encoding box.") from None
+        warning = (f"{path.name} is not UTF-8; it was decoded as {encoding} (detected, "
+                   f"{coherence:.0%} coherent). If letters look wrong, choose the right "
+                   "encoding in the Encoding box and load it again.")
+    if text.isspace():  # stops at the first visible character, unlike strip()
+        raise empty
+    return text, encoding or "utf-8", warning
 
 
 def find_files(folder: Path, glob: str = DEFAULT_GLOB) -> list[Path]:
@@ -206,9 +226,9 @@ def load_corpus_steps(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str 
     for file in files:
         name = str(file.relative_to(root)) if folder else file.name
         try:
-            data = yield from _read_bytes(file, progress, total or 1)
+            chunks = yield from _read_chunks(file, progress, total or 1)
             status = Progress(progress[0], total or 1, f"Decoding {name}")
-            text, used, warning = yield from _decode(file, data, chosen, status)
+            text, used, warning = yield from _decode(file, chunks, chosen, status)
         except UnusableFileError as problem:
             if not folder:
                 raise
@@ -217,7 +237,7 @@ def load_corpus_steps(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str 
             continue
         corpus.documents.append((name, text))
         corpus.encodings[name] = used
-        corpus.size_bytes += len(data)
+        corpus.size_bytes += sum(len(c) for c in chunks)
         if warning:
             corpus.warnings.append(warning)
             yield Notice(warning)

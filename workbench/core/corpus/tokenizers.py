@@ -100,7 +100,12 @@ class CharTokenizer(_TableTokenizer):
     def train(cls, text: str | Iterable[str], min_count: int = 1) -> CharTokenizer:
         counts: Counter = Counter()
         for chunk in [text] if isinstance(text, str) else text:
-            counts.update(chunk)
+            # bincount over code points: Counter(str) would hold the interpreter far longer
+            points = np.frombuffer(chunk.encode("utf-32-le"), dtype=np.uint32)
+            if len(points):
+                per_point = np.bincount(points)
+                for point in np.flatnonzero(per_point):
+                    counts[chr(point)] += int(per_point[point])
         return cls(_vocabulary(counts, min_count))
 
     def encode_array(self, text: str) -> np.ndarray:
@@ -183,6 +188,9 @@ class BpeTokenizer(Tokenizer):
 
     def __init__(self, backend) -> None:
         self._backend = backend  # tokenizers.Tokenizer
+        # Text that happens to read "<pad>" is text, not the special token: without this the
+        # library turns it into id 0 and decode() loses it. (Not saved in its JSON: set here.)
+        backend.encode_special_tokens = True
 
     @classmethod
     def train(cls, texts: Iterable[str], vocab_size: int) -> BpeTokenizer:
