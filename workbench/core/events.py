@@ -138,3 +138,24 @@ class EpochEnded(Event):
 
     epoch: int
     metrics: dict[str, float] = field(default_factory=dict)
+
+
+# --- inspection and generation (issue 6) -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TokenGenerated(Event):
+    """One token the generation console shows as it streams.
+
+    `probability`, `entropy` (nats) and `rank` (0 = most likely) describe the distribution the
+    token was drawn from (after temperature, before top-k/top-p truncation, so a user sees how
+    unlikely a sampled token was). `alternatives` are the top (token text, probability) pairs.
+    """
+
+    index: int  # position in the generated continuation, from 0
+    token_id: int
+    text: str
+    probability: float
+    entropy: float
+    rank: int
+    alternatives: tuple[tuple[str, float], ...] = ()

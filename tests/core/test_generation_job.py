@@ -1,0 +1,100 @@
+"""The generation job on a fixed bigram model: streaming, seeds, stops, beam, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.core.generation_fixtures import BigramModel, abc_tokenizer, bigram_table
+from workbench.core.config.generation import GenerationConfig
+from workbench.core.events import JobFinished, TokenGenerated
+from workbench.core.generation.generate import generation_job
+from workbench.core.jobs import JobControl, UserFacingError, drive
+
+
+def run(config, prompt="a", table=None):
+    model = BigramModel(bigram_table() if table is None else table)
+    events = list(drive(generation_job(model, abc_tokenizer(), prompt, config), JobControl()))
+    tokens = [e for e in events if isinstance(e, TokenGenerated)]
+    result = events[-1].result if isinstance(events[-1], JobFinished) else None
+    return tokens, result, events
+
+
+def test_greedy_follows_the_argmax_chain():
+    table = bigram_table()
+    tokens, result, _ = run(GenerationConfig(strategy="greedy", max_tokens=6), table=table)
+    expected, last = [], 4  # "a"
+    for _ in range(6):
+        last = int(np.argmax(table[last]))
+        expected.append(last)
+    assert [t.token_id for t in tokens] == expected
+    assert all(t.rank == 0 for t in tokens)
+    assert result.text == "".join(t.text for t in tokens) and len(result.text) == 6
+
+
+def test_same_seed_same_text_other_seed_other_text():
+    cfg = GenerationConfig(strategy="sample", max_tokens=40, seed=3)
+    a = run(cfg)[1].text
+    assert run(cfg)[1].text == a
+    others = {run(GenerationConfig(strategy="sample", max_tokens=40, seed=s))[1].text
+              for s in range(4, 8)}
+    assert others - {a}
+
+
+def test_token_events_carry_probability_entropy_rank_alternatives():
+    tokens, _, _ = run(GenerationConfig(strategy="top-k", top_k=2, max_tokens=30, seed=1))
+    for t in tokens:
+        assert 0 < t.probability <= 1 and t.entropy >= 0
+        assert t.rank in (0, 1)  # top-k = 2: only the two best can come out
+        assert t.alternatives[0][1] >= t.alternatives[-1][1]
+        assert len(t.alternatives) == 5
+
+
+def test_stop_sequence_and_max_length():
+    table = np.full((8, 8), -1e4)
+    table[4, 5] = table[5, 6] = table[6, 4] = 0  # a -> b -> c -> a ...
+    tokens, result, _ = run(GenerationConfig(strategy="greedy", max_tokens=50,
+                                             stop_sequence="ca"), table=table)
+    assert result.text == "b" and result.stopped_by == "stop sequence"  # "bca" holds "ca"
+    _, result, _ = run(GenerationConfig(strategy="greedy", max_tokens=7), table=table)
+    assert result.text == "bcabcab" and result.stopped_by == "length"
+
+
+def test_end_token_stops():
+    table = np.full((8, 8), -1e4)
+    table[4, 5] = 0
+    table[5, 3] = 0  # b -> EOS
+    _, result, _ = run(GenerationConfig(strategy="greedy", max_tokens=20), table=table)
+    assert result.text == "b" and result.stopped_by == "end token"
+
+
+def test_beam_streams_its_best_sequence():
+    tokens, result, _ = run(GenerationConfig(strategy="beam", beam_width=3, max_tokens=5))
+    assert len(tokens) == 5 and result.text == "".join(t.text for t in tokens)
+
+
+def test_stepper_carries_state_instead_of_rerunning_the_prompt():
+    model = BigramModel(bigram_table())
+    spec = generation_job(model, abc_tokenizer(), "abcabc", GenerationConfig(
+        strategy="greedy", max_tokens=10))
+    list(drive(spec, JobControl()))
+    assert model.calls == 10  # one call for the prompt, then one per new token but the last
+
+
+def test_bad_settings_are_refused_with_the_field_name():
+    with pytest.raises(UserFacingError, match="Top p"):
+        generation_job(BigramModel(bigram_table()), abc_tokenizer(), "a",
+                       GenerationConfig(top_p=1.5))
+
+
+def test_cancel_stops_the_stream():
+    control = JobControl()
+    spec = generation_job(BigramModel(bigram_table()), abc_tokenizer(), "a",
+                          GenerationConfig(strategy="sample", max_tokens=1000))
+    seen = []
+    for event in drive(spec, control):
+        seen.append(event)
+        if len(seen) == 5:
+            control.stop()
+    assert type(seen[-1]).__name__ == "JobCancelled"
+    assert sum(isinstance(e, TokenGenerated) for e in seen) < 10

@@ -1,0 +1,168 @@
+"""The generation job: stream tokens from a model rebuilt from a snapshot or checkpoint.
+
+The job feeds the prompt once, then one token per step, carrying the model's recurrent state
+(for a model that returns no state, such as a transformer without a cache, it re-runs the last
+`context` tokens). With a clamp (a recurrent unit or an attention head fixed to a value) every
+step runs through the model's `forward_clamped`, or through `trace(..., clamp=...)` on the
+whole window when the model has no such method.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from workbench.core.config.generation import GenerationConfig
+from workbench.core.events import Event, JobFinished, TokenGenerated
+from workbench.core.generation import decoding
+from workbench.core.jobs import JobControl, JobSpec, UserFacingError
+
+BOS, EOS = 2, 3
+ALTERNATIVES = 5
+
+
+@dataclass(frozen=True)
+class GenerationResult:
+    prompt: str
+    text: str  # the continuation only
+    token_ids: tuple[int, ...]
+    config: GenerationConfig
+    stopped_by: str  # "length" | "end token" | "stop sequence" | "beam"
+
+
+class ModelStepper:
+    """Turns a `SequenceModel` (torch) into (state, token) -> (logits numpy, state) steps."""
+
+    def __init__(self, model: Any, clamp: dict | None = None, context: int = 256) -> None:
+        import torch
+
+        self.torch = torch
+        self.model = model
+        self.clamp = clamp
+        limit = getattr(getattr(model, "config", None), "context_length", 0) or context
+        self.context = int(limit)
+
+    def _run(self, ids: list[int], state: Any) -> tuple[np.ndarray, Any]:
+        torch = self.torch
+        tokens = torch.tensor([ids], dtype=torch.long)
+        with torch.no_grad():
+            if self.clamp is None:
+                logits, new_state = self.model(tokens, state)
+            elif hasattr(self.model, "forward_clamped"):
+                logits, new_state = self.model.forward_clamped(tokens, state, self.clamp)
+            else:  # trace keeps no state: replay the window each step
+                trace = self.model.trace(tokens[0], None, clamp=self.clamp)
+                return np.asarray(trace.logits[-1], dtype=np.float64), None
+        return logits[0, -1].double().numpy(), new_state
+
+    def start(self, prompt_ids: list[int]) -> tuple[np.ndarray, Any]:
+        window = prompt_ids[-self.context:]
+        logits, state = self._run(window, None)
+        return logits, (state, tuple(window))
+
+    def step(self, carried: Any, token: int) -> tuple[np.ndarray, Any]:
+        state, window = carried
+        window = (window + (token,))[-self.context:]
+        if state is None:  # stateless model: re-run the window
+            logits, new_state = self._run(list(window), None)
+        else:
+            logits, new_state = self._run([token], state)
+        return logits, (new_state, window)
+
+
+def _stats(index: int, token: int, logits: np.ndarray, temperature: float, tokenizer,
+           text: str) -> TokenGenerated:
+    probs = decoding.softmax(logits, temperature)
+    alternatives = tuple((tokenizer.token(i), p)
+                         for i, p in decoding.top_alternatives(probs, ALTERNATIVES))
+    return TokenGenerated(index=index, token_id=int(token), text=text,
+                          probability=float(probs[token]), entropy=decoding.entropy(probs),
+                          rank=decoding.rank_of(probs, token), alternatives=alternatives)
+
+
+def _piece(tokenizer, ids: list[int], previous_text: str) -> tuple[str, str]:
+    """The text the last id adds (decode the whole continuation: BPE merges bytes)."""
+    text = tokenizer.decode(ids)
+    if text.startswith(previous_text):
+        return text[len(previous_text):], text
+    return tokenizer.token(ids[-1]), text
+
+
+def prompt_ids(tokenizer, prompt: str) -> list[int]:
+    ids = tokenizer.encode(prompt) if prompt else []
+    return ids or [BOS]
+
+
+def generation_job(model: Any, tokenizer: Any, prompt: str, config: GenerationConfig,
+                   clamp: dict | None = None, stepper: Any = None) -> JobSpec:
+    """A job streaming `TokenGenerated` events; its result is a `GenerationResult`."""
+    problems = config.problems()
+    if problems:
+        raise UserFacingError("Generation settings: " + " ".join(problems))
+
+    def job(control: JobControl) -> Iterator[Event]:
+        steps = stepper or ModelStepper(model, clamp)
+        ids = prompt_ids(tokenizer, prompt)
+        logits, state = steps.start(ids)
+        if config.strategy == "beam":
+            result = yield from _beam(steps, logits, state, tokenizer, prompt, config, control)
+        else:
+            result = yield from _sample(steps, logits, state, tokenizer, prompt, config, control)
+        yield JobFinished(result=result)
+
+    return JobSpec(f"Generate ({config.strategy})", job)
+
+
+def _stop_text(config: GenerationConfig, text: str) -> int:
+    """Where the stop sequence starts in `text`, or -1."""
+    return text.find(config.stop_sequence) if config.stop_sequence else -1
+
+
+def _sample(steps, logits, state, tokenizer, prompt, config, control):
+    rng = np.random.default_rng(config.seed)
+    generated: list[int] = []
+    text = ""
+    stopped_by = "length"
+    for index in range(config.max_tokens):
+        control.check()
+        probs = decoding.sampling_distribution(logits, config.strategy, config.temperature,
+                                               config.top_k, config.top_p)
+        token = decoding.greedy(logits) if config.strategy == "greedy" else decoding.draw(
+            probs, rng)
+        generated.append(token)
+        if token == EOS:
+            stopped_by = "end token"
+            yield _stats(index, token, logits, config.temperature, tokenizer, "")
+            break
+        piece, text = _piece(tokenizer, generated, text)
+        yield _stats(index, token, logits, config.temperature, tokenizer, piece)
+        cut = _stop_text(config, text)
+        if cut >= 0:
+            text, stopped_by = text[:cut], "stop sequence"
+            break
+        if index + 1 < config.max_tokens:  # no model call for a token nobody will draw
+            logits, state = steps.step(state, token)
+    return GenerationResult(prompt, text, tuple(generated), config, stopped_by)
+
+
+def _beam(steps, logits, state, tokenizer, prompt, config, control):
+    def should_stop(tokens) -> bool:
+        return _stop_text(config, tokenizer.decode(tokens)) >= 0
+
+    beams = decoding.beam_search(logits, state, steps.step, config.beam_width,
+                                 config.max_tokens, config.length_penalty, eos_id=EOS,
+                                 should_stop=should_stop if config.stop_sequence else None,
+                                 check=control.check)
+    best = beams[0]
+    text = ""
+    for index, (token, step_logits) in enumerate(zip(best.tokens, best.steps, strict=True)):
+        piece, text = ("", text) if token == EOS else _piece(tokenizer, best.tokens[:index + 1],
+                                                             text)
+        yield _stats(index, token, step_logits, 1.0, tokenizer, piece)
+    cut = _stop_text(config, text)
+    if cut >= 0:
+        text = text[:cut]
+    return GenerationResult(prompt, text, tuple(best.tokens), config, "beam")
