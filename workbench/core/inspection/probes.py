@@ -1,0 +1,116 @@
+"""Probe a model with a sentence: its trace plus what the inspectors draw from it.
+
+The probe job runs `model.trace` (the step-by-step transcription of the seed equations on the
+model's own weights) and adds to `Trace.extras`, so the Qt room receives one torch-free object:
+
+  "topk_ids", "topk_probs" (T, k)    the k most likely next tokens at each position
+  "topk_text" (T, k)                 their text
+  "token_loss" (T,)                  -log p(x_t | x_<t), NaN for the first token
+  "pca_path" (T, 2), "pca_explained" (2,)  last layer's states projected by PCA
+  "saturation/<layer>/<gate>" (H, 2) fractions of steps with the gate < 0.1 and > 0.9
+  "head_stats/<layer>" (nh, 4)       entropy, mean distance, previous- and first-token scores
+  "grad_norm/<layer>" (T-1,)         ||dL/dh_t|| for the probe's next-token loss (recurrent)
+  "step" ()                          the training step of the snapshot probed
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from workbench.core.events import Event, JobFinished, Progress
+from workbench.core.inspection import statistics
+from workbench.core.jobs import JobControl, JobSpec, UserFacingError
+from workbench.core.trace import Trace
+
+MAX_PROBE_TOKENS = 512
+TOP_K = 5
+
+
+def display_text(tokenizer: Any, token_id: int) -> str:
+    """A token as the user reads it (decoded, so byte-level BPE shows its characters)."""
+    text = tokenizer.decode([int(token_id)])
+    return text if text else tokenizer.token(int(token_id))
+
+
+def encode_probe(tokenizer: Any, text: str) -> list[int]:
+    if not text.strip():
+        raise UserFacingError("The probe text is empty. Type a sentence to probe the model with.")
+    ids = tokenizer.encode(text)
+    if len(ids) > MAX_PROBE_TOKENS:
+        raise UserFacingError(
+            f"The probe is {len(ids)} tokens long; inspectors show at most {MAX_PROBE_TOKENS}. "
+            "Shorten the probe text.")
+    return ids
+
+
+def probe(model: Any, tokenizer: Any, text: str, step: int = 0, top_k: int = TOP_K) -> Trace:
+    """Trace `text` through `model` and add the inspectors' extras (see the module doc)."""
+    import torch
+
+    ids = encode_probe(tokenizer, text)
+    token_text = [display_text(tokenizer, i) for i in ids]
+    tokens = torch.tensor(ids, dtype=torch.long)
+    try:
+        trace = model.trace(tokens, token_text=token_text)
+    except TypeError:  # a model whose trace does not take token_text
+        trace = model.trace(tokens)
+    trace = dataclasses.replace(trace, token_text=token_text)
+    return dataclasses.replace(trace, extras={**trace.extras,
+                                              **derived_extras(trace, tokenizer, top_k, step)})
+
+
+def derived_extras(trace: Trace, tokenizer: Any, top_k: int, step: int) -> dict[str, np.ndarray]:
+    ids = np.asarray(trace.tokens)
+    extras: dict[str, np.ndarray] = {"step": np.array(step)}
+    top_ids, top_probs = statistics.top_k_next(trace.logits, top_k)
+    extras["topk_ids"] = top_ids
+    extras["topk_probs"] = top_probs
+    extras["topk_text"] = np.array([[display_text(tokenizer, i) for i in row] for row in top_ids],
+                                   dtype=object)
+    extras["token_loss"] = statistics.token_losses(trace.logits, ids)
+    if trace.layers:
+        last = trace.layers[-1].values
+        states = last.get("h", last.get("resid"))
+        if states is not None:
+            extras["pca_path"], extras["pca_explained"] = statistics.pca_path(states)
+    for layer in trace.layers:
+        for gate, fractions in statistics.gate_saturation(layer).items():
+            extras[f"saturation/{layer.name}/{gate}"] = fractions
+        if "attn" in layer.values:
+            extras[f"head_stats/{layer.name}"] = statistics.head_statistics(layer.values["attn"])
+    return extras
+
+
+def gradient_norms(model: Any, ids: list[int]) -> dict[str, np.ndarray]:
+    """||dL/dh_t|| per layer for the probe's next-token loss, from the model's own
+    `hidden_gradients` (models without recurrent state have none)."""
+    import torch
+
+    if len(ids) < 2 or not hasattr(model, "hidden_gradients"):
+        return {}
+    tokens = torch.tensor(ids[:-1], dtype=torch.long)
+    targets = torch.tensor(ids[1:], dtype=torch.long)
+    norms = model.hidden_gradients(tokens, targets)
+    return {f"grad_norm/{name}": np.asarray(v, dtype=np.float64).reshape(-1)
+            for name, v in norms.items()}
+
+
+def probe_job(model: Any, tokenizer: Any, text: str, step: int = 0, top_k: int = TOP_K,
+              gradients: bool = True) -> JobSpec:
+    """A query job whose result is the probe's `Trace` (with extras)."""
+    encode_probe(tokenizer, text)  # refuse bad probes before a thread starts
+
+    def job(control: JobControl) -> Iterator[Event]:
+        trace = probe(model, tokenizer, text, step, top_k)
+        if gradients:
+            yield Progress(1, 2, "gradients through time")
+            control.check()
+            extra = gradient_norms(model, list(np.asarray(trace.tokens)))
+            trace = dataclasses.replace(trace, extras={**trace.extras, **extra})
+        yield JobFinished(result=trace)
+
+    return JobSpec("Probe", job)
