@@ -116,7 +116,10 @@ def test_a_latin1_file_is_detected_and_the_guess_is_shown_as_a_warning(tmp_path)
 def test_a_chosen_encoding_is_used_and_a_wrong_choice_is_reported(tmp_path):
     path = tmp_path / "pascal.txt"
     path.write_bytes(ACCENTED.replace("œ", "oe").encode("latin-1"))
-    assert load_corpus(path, encoding="latin-1").text == ACCENTED.replace("œ", "oe")
+    chosen = load_corpus(path, encoding="latin-1")
+    assert chosen.text == ACCENTED.replace("œ", "oe")
+    assert chosen.warnings == ["pascal.txt was decoded as iso8859-1, the encoding chosen in the "
+                               "Encoding box (set it back to 'auto' for UTF-8 and detection)."]
     message = failure(path, encoding="utf-8")
     assert message.startswith("pascal.txt: is not valid utf-8") and "Encoding box" in message
     assert "Unknown encoding 'klingon'" in failure(path, encoding="klingon")

@@ -98,6 +98,21 @@ def test_folder_with_bad_files_lists_them_and_encoding_warnings(qtbot, window, t
     assert panel.stats_view.values["documents"].text() == "2"
 
 
+def test_reload_applies_the_chosen_encoding(qtbot, window, tmp_path):
+    path = tmp_path / "cafe.txt"
+    path.write_bytes(("Café crème, déjà vu, naïve.\n" * 30).encode("cp1252"))
+    load(qtbot, window, path)
+    panel = window.panels["corpus"]
+    assert "cafe.txt is not UTF-8" in panel.problems.item(0).text()
+    panel.encoding.setCurrentText("cp1252")
+    with qtbot.waitSignal(window.controller.corpus_changed, timeout=10_000):
+        panel.reload()
+    assert window.controller.corpus.encodings == {"cafe.txt": "cp1252"}
+    assert "chosen in the Encoding box" in panel.problems.item(0).text()
+    assert "Café crème" in panel.preview.view.toPlainText()
+    qtbot.waitUntil(lambda: not window.controller.jobs.busy, timeout=10_000)
+
+
 def test_the_shipped_corpus_credits_its_source(qtbot, window):
     from workbench.core.resources import default_corpus_path
 

@@ -149,6 +149,9 @@ def _decode(path: Path, chunks: list[bytes], chosen: str | None, status: Progres
                                     "Choose a plain-text file (.txt, .md); save PDFs or word "
                                     "processor documents as plain text first.")
     warning = None
+    if chosen is not None and encoding == chosen and chosen != "utf-8":
+        warning = (f"{path.name} was decoded as {chosen}, the encoding chosen in the Encoding "
+                   "box (set it back to 'auto' for UTF-8 and detection).")
     try:
         text = yield from _decode_pieces(chunks, encoding or "utf-8", status)
     except UnicodeDecodeError as exc:
