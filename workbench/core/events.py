@@ -86,6 +86,7 @@ class StepLogged(Event):
     tokens_seen: int
     tokens_per_s: float
     elapsed_s: float
+    clip_rate: float = 0.0  # share of the steps since the last log where clipping acted
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,7 @@ class DivergenceHandled(Event):
     reason: str
     new_lr: float
     attempt: int
+    resumed_at: int = 0  # the step training restarts from (the last good copy)
 
 
 @dataclass(frozen=True)

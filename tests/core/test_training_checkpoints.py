@@ -1,0 +1,95 @@
+"""Checkpoints: round trip, atomic files, and clear errors for damaged or mismatched ones."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from training_fixtures import build_tiny, tiny_config
+
+from workbench.core.jobs import UserFacingError
+from workbench.core.training.checkpoints import (
+    load_checkpoint,
+    load_weights_into,
+    save_checkpoint,
+)
+
+
+def _trained(hidden=12):
+    torch.manual_seed(0)
+    model = build_tiny(tiny_config(vocab_size=10, hidden_size=hidden))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    logits, state = model(torch.randint(0, 10, (2, 5)))
+    logits.sum().backward()
+    optimizer.step()
+    return model, optimizer, state
+
+
+def test_round_trip_restores_weights_optimizer_state_and_hidden_state(tmp_path):
+    model, optimizer, state = _trained()
+    save_checkpoint(tmp_path, "latest", model, optimizer, {"step": 7, "best_val": 1.5}, state)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["latest.json", "latest.safetensors"]
+    saved = load_checkpoint(tmp_path)
+    assert saved.step == 7
+    fresh, fresh_opt, _ = _trained()
+    torch.nn.init.zeros_(fresh.out.weight)
+    load_weights_into(fresh, saved)
+    for name, tensor in model.state_dict().items():
+        assert torch.equal(fresh.state_dict()[name], tensor)
+    fresh_opt.load_state_dict(saved.optimizer)
+    for a, b in zip(optimizer.state_dict()["state"].values(),
+                    fresh_opt.state_dict()["state"].values(), strict=True):
+        assert torch.equal(a["exp_avg_sq"], b["exp_avg_sq"]) and torch.equal(a["step"], b["step"])
+    assert torch.equal(saved.state[0], state)
+
+
+def test_truncated_weights_are_rejected_with_a_clear_message(tmp_path):
+    model, optimizer, state = _trained()
+    save_checkpoint(tmp_path, "latest", model, optimizer, {"step": 1})
+    weights = tmp_path / "latest.safetensors"
+    weights.write_bytes(weights.read_bytes()[:-100])
+    with pytest.raises(UserFacingError, match="truncated, damaged"):
+        load_checkpoint(tmp_path / "latest.json")
+
+
+def test_corrupted_header_is_rejected_even_when_the_hash_matches(tmp_path):
+    model, optimizer, _ = _trained()
+    save_checkpoint(tmp_path, "latest", model, optimizer, {"step": 1})
+    weights = tmp_path / "latest.safetensors"
+    broken = b"\xff" * 16 + weights.read_bytes()[16:]
+    weights.write_bytes(broken)
+    meta = json.loads((tmp_path / "latest.json").read_text())
+    import hashlib
+
+    meta["weights_sha256"] = hashlib.sha256(broken).hexdigest()
+    (tmp_path / "latest.json").write_text(json.dumps(meta))
+    with pytest.raises(UserFacingError, match="cannot be read"):
+        load_checkpoint(tmp_path)
+
+
+def test_damaged_metadata_and_missing_files_are_named(tmp_path):
+    model, optimizer, _ = _trained()
+    save_checkpoint(tmp_path, "latest", model, optimizer, {"step": 1})
+    (tmp_path / "latest.json").write_text('{"step": 1, "form')
+    with pytest.raises(UserFacingError, match="latest.json is damaged"):
+        load_checkpoint(tmp_path)
+    (tmp_path / "latest.safetensors").unlink()
+    with pytest.raises(UserFacingError, match="latest.safetensors is missing"):
+        load_checkpoint(tmp_path)
+
+
+def test_checkpoint_of_another_model_size_is_refused(tmp_path):
+    model, optimizer, _ = _trained(hidden=12)
+    save_checkpoint(tmp_path, "best", model, optimizer, {"step": 3})
+    other, _, _ = _trained(hidden=20)
+    expected = r"'out.weight' has shape \(10, 12\), the model expects \(10, 20\)"
+    with pytest.raises(UserFacingError, match=expected):
+        load_weights_into(other, load_checkpoint(tmp_path / "best.json"))
+
+
+def test_no_temporary_files_are_left_behind(tmp_path):
+    model, optimizer, _ = _trained()
+    for _ in range(3):
+        save_checkpoint(tmp_path, "latest", model, optimizer, {"step": 1})
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

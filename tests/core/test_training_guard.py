@@ -1,0 +1,72 @@
+"""The divergence guard: an injected NaN is rolled back with a halved learning rate, and
+training gives up with a clear message after three tries."""
+
+from __future__ import annotations
+
+import pytest
+from training_fixtures import build_tiny, events_of, of_type, tiny_request
+
+from workbench.core.events import DivergenceHandled, JobFailed, JobFinished, StepLogged
+from workbench.core.training.guard import DivergenceGuard
+
+
+@pytest.fixture(autouse=True)
+def runs_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_RUNS_DIR", str(tmp_path / "runs"))
+
+
+def _with_nan(request, calls):
+    """Make the model's training forward return NaN logits on the given training calls
+    (counted from 1; validation and sampling calls do not count)."""
+
+    def build(config):
+        model = build_tiny(config)
+        original = model.forward
+        counter = [0]
+
+        def forward(tokens, state=None):
+            logits, state = original(tokens, state)
+            counter[0] += int(model.training)
+            if model.training and counter[0] in calls:
+                logits = logits * float("nan")
+            return logits, state
+
+        model.forward = forward
+        return model
+
+    request.hooks.build = build
+    return request
+
+
+def test_one_nan_rolls_back_halves_lr_and_training_goes_on(tmp_path):
+    request = _with_nan(tiny_request(tmp_path, schedule="constant", max_steps=40), {33})
+    events = events_of(request)
+    assert isinstance(events[-1], JobFinished)
+    (handled,) = of_type(events, DivergenceHandled)
+    assert handled.step == 32 and handled.resumed_at == 25  # last kept copy
+    assert "nan" in handled.reason.lower()
+    assert handled.new_lr == pytest.approx(0.5e-2)
+    steps = of_type(events, StepLogged)
+    assert steps[-1].step == 40 and steps[-1].lr == pytest.approx(0.5e-2)
+    logged = [e.step for e in steps]
+    assert logged == [5, 10, 15, 20, 25, 30, 30, 35, 40]  # 26..32 trained again
+
+
+def test_gives_up_after_three_tries_with_a_clear_message(tmp_path):
+    request = _with_nan(tiny_request(tmp_path, schedule="constant"), set(range(12, 1000)))
+    events = events_of(request)
+    assert len(of_type(events, DivergenceHandled)) == 3
+    assert [e.new_lr for e in of_type(events, DivergenceHandled)] == pytest.approx(
+        [5e-3, 2.5e-3, 1.25e-3])
+    failed = events[-1]
+    assert isinstance(failed, JobFailed)
+    assert "diverged" in failed.message and "Lower the learning rate" in failed.message
+
+
+def test_gradient_spike_counts_as_divergence():
+    guard = DivergenceGuard(spike_factor=10.0)
+    guard.norms_seen, guard.norm_average = 50, 1.0
+    assert guard.problem(2.0, 5.0) == ""
+    assert "gradient norm" in guard.problem(2.0, 15.0)
+    assert "inf" in guard.problem(float("inf"), 1.0)
+    assert DivergenceGuard(spike_factor=0.0).problem(1.0, 1e9) == ""

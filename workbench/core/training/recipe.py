@@ -1,0 +1,132 @@
+"""Recipes: one TOML file that says what to train, read by the GUI and the headless CLI alike.
+
+```toml
+name = "char-lstm"
+seed = 1234
+[corpus]
+resource = "corpora/shakespeare-small"   # inside the app's resources folder, or
+# path = "/home/me/texts/poems.txt"      # a file or folder (relative to the recipe file)
+sha256 = "…"                             # of the corpus text; a mismatch is reported
+[tokenizer]   # TokenizerConfig fields
+[model]       # arch = "lstm" plus that config's fields
+[training]    # TrainingConfig fields (the seed is the top-level one)
+```
+`load_recipe` validates every table and raises `UserFacingError` naming the file and field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from workbench.core.config.fields import to_dict
+from workbench.core.config.models import config_from_dict, config_to_dict
+from workbench.core.config.tokenizer import TokenizerConfig, tokenizer_config_from_dict
+from workbench.core.config.training import TrainingConfig, training_config_from_dict
+from workbench.core.jobs import UserFacingError
+from workbench.core.resources import resource_path, resources_root
+
+
+@dataclass
+class Recipe:
+    name: str
+    corpus_path: str  # absolute, or relative to the resources folder when `corpus_resource`
+    model: Any  # a model config dataclass (vocab_size is set from the tokenizer at build time)
+    tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
+    training: TrainingConfig = field(default_factory=TrainingConfig)
+    corpus_resource: bool = False
+    corpus_sha256: str = ""
+
+    @property
+    def seed(self) -> int:
+        return self.training.seed
+
+    def corpus_location(self) -> Path:
+        return resource_path(self.corpus_path) if self.corpus_resource else Path(self.corpus_path)
+
+
+def corpus_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def corpus_reference(path: str | Path) -> tuple[str, bool]:
+    """(path, is_resource): a corpus inside the resources folder is stored relative to it, so
+    a recipe made on one machine finds the shipped corpus on another."""
+    path = Path(path).expanduser().resolve()
+    try:
+        return path.relative_to(resources_root().resolve()).as_posix(), True
+    except (ValueError, FileNotFoundError):
+        return str(path), False
+
+
+def recipe_to_toml(recipe: Recipe) -> str:
+    corpus = {"resource" if recipe.corpus_resource else "path": recipe.corpus_path}
+    if recipe.corpus_sha256:
+        corpus["sha256"] = recipe.corpus_sha256
+    model = {k: v for k, v in config_to_dict(recipe.model).items() if k != "vocab_size"}
+    training = {k: v for k, v in to_dict(recipe.training).items() if k != "seed"}
+    document = {"name": recipe.name, "seed": recipe.seed, "corpus": corpus,
+                "tokenizer": to_dict(recipe.tokenizer), "model": model, "training": training}
+    return tomli_w.dumps(document)
+
+
+def save_recipe(recipe: Recipe, path: str | Path) -> Path:
+    from workbench.core.training.checkpoints import atomic_write  # torch only loads here
+
+    path = Path(path)
+    atomic_write(path, recipe_to_toml(recipe).encode("utf-8"))
+    return path
+
+
+def parse_recipe(text: str, source: str = "recipe", base: Path | None = None) -> Recipe:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserFacingError(f"{source} is not valid TOML: {exc}. Fix the file.") from None
+    for table in ("corpus", "model"):
+        if not isinstance(data.get(table), dict):
+            raise UserFacingError(f"{source} has no [{table}] table. Add one (see the presets "
+                                  "in resources/recipes/).")
+    corpus = data["corpus"]
+    if "resource" in corpus:
+        corpus_path, is_resource = str(corpus["resource"]), True
+    elif "path" in corpus:
+        location = Path(str(corpus["path"])).expanduser()
+        if not location.is_absolute() and base is not None:
+            location = base / location
+        corpus_path, is_resource = str(location), False
+    else:
+        raise UserFacingError(f"{source}: [corpus] needs 'resource' or 'path'.")
+    try:
+        model = config_from_dict(dict(data["model"]))
+    except (ValueError, TypeError) as exc:
+        raise UserFacingError(f"{source}, [model]: {exc}") from None
+    try:
+        tokenizer = tokenizer_config_from_dict(dict(data.get("tokenizer", {})))
+        training_data = dict(data.get("training", {}))
+        if "seed" in data:
+            training_data["seed"] = data["seed"]
+        training = training_config_from_dict(training_data)
+    except TypeError as exc:
+        raise UserFacingError(f"{source}: {exc}") from None
+    for table, config in (("model", model), ("tokenizer", tokenizer), ("training", training)):
+        problems = config.problems()
+        if problems:
+            raise UserFacingError(f"{source}, [{table}]: " + " ".join(problems))
+    return Recipe(name=str(data.get("name", "run")), corpus_path=corpus_path, model=model,
+                  tokenizer=tokenizer, training=training, corpus_resource=is_resource,
+                  corpus_sha256=str(corpus.get("sha256", "")))
+
+
+def load_recipe(path: str | Path) -> Recipe:
+    path = Path(path).expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserFacingError(f"Cannot read the recipe {path}: {exc}.") from None
+    return parse_recipe(text, source=str(path), base=path.parent)

@@ -1,0 +1,176 @@
+"""Run directories: where every training run keeps its recipe, curves, samples and checkpoints.
+
+```
+<runs root>/<run name>/
+  recipe.toml      what was trained (see recipe.py)
+  metrics.jsonl    one event per line: {"event": "step"|"eval"|"divergence"|..., ...fields}
+  samples.jsonl    {"step": N, "text": "..."} per sample
+  run.json         display name and colour the user chose (the GUI writes it)
+  checkpoints/     latest.* and best.* (see checkpoints.py)
+```
+
+The root is `platformdirs.user_data_dir("sequence-workbench")/runs`, or `$WORKBENCH_RUNS_DIR`.
+This module is torch-free: the GUI reads runs (also ones written headless elsewhere) through it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.core.events import (
+    CheckpointSaved,
+    DivergenceHandled,
+    EvalLogged,
+    Event,
+    SampleGenerated,
+    StepLogged,
+)
+from workbench.core.jobs import UserFacingError
+
+RUNS_ENV = "WORKBENCH_RUNS_DIR"
+EVENT_NAMES: dict[type, str] = {StepLogged: "step", EvalLogged: "eval",
+                                DivergenceHandled: "divergence", CheckpointSaved: "checkpoint"}
+EVENT_TYPES = {name: cls for cls, name in EVENT_NAMES.items()}
+
+
+def runs_root() -> Path:
+    override = os.environ.get(RUNS_ENV)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("sequence-workbench")) / "runs"
+
+
+def new_run_dir(label: str, root: Path | None = None) -> Path:
+    """A fresh folder named `<date>-<time>-<label>` (a suffix keeps names unique)."""
+    root = root or runs_root()
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in label)[:40] or "run"
+    for n in range(1000):
+        path = root / (f"{stamp}-{safe}" + (f"-{n}" if n else ""))
+        try:
+            path.mkdir(parents=True)
+            return path
+        except FileExistsError:
+            continue
+    raise UserFacingError(f"Could not create a run folder in {root}.")
+
+
+def event_to_json(event: Event) -> str | None:
+    name = EVENT_NAMES.get(type(event))
+    if name is None:
+        return None
+    return json.dumps({"event": name, **asdict(event)}, allow_nan=True)
+
+
+class RunLog:
+    """Appends events to metrics.jsonl and samples to samples.jsonl, flushed at each line so
+    another process (or the GUI) reading the run sees them."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self._metrics = open(run_dir / "metrics.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+        self._samples = open(run_dir / "samples.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+
+    def write(self, event: Event) -> None:
+        if isinstance(event, SampleGenerated):
+            self._samples.write(json.dumps({"step": event.step, "text": event.text}) + "\n")
+            self._samples.flush()
+            return
+        line = event_to_json(event)
+        if line is not None:
+            self._metrics.write(line + "\n")
+            self._metrics.flush()
+
+    def close(self) -> None:
+        self._metrics.close()
+        self._samples.close()
+
+
+def truncate_after(run_dir: Path, step: int) -> None:
+    """Drop logged lines past `step` (a resume from a checkpoint at `step` rewrites them), so
+    the resumed curve joins the saved one without a doubled stretch."""
+    for name in ("metrics.jsonl", "samples.jsonl"):
+        path = run_dir / name
+        if not path.exists():
+            continue
+        kept = [line for line in path.read_text(encoding="utf-8").splitlines()
+                if line.strip() and _line_step(line) <= step]
+        path.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+
+
+def _line_step(line: str) -> int:
+    try:
+        return int(json.loads(line).get("step", 0))
+    except (ValueError, AttributeError):
+        return 0
+
+
+@dataclass
+class RunRecord:
+    """A run read back from disk: its events in order, samples and display settings."""
+
+    path: Path
+    name: str
+    events: list[Event] = field(default_factory=list)
+    samples: list[SampleGenerated] = field(default_factory=list)
+    recipe_text: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)
+    has_checkpoint: bool = False
+    skipped_lines: int = 0
+
+
+def read_run(path: str | Path) -> RunRecord:
+    """Read a run folder; damaged lines (a run killed mid-write) are counted and skipped."""
+    path = Path(path)
+    if not (path / "metrics.jsonl").is_file():
+        raise UserFacingError(f"{path} is not a run folder (it has no metrics.jsonl). Choose "
+                              "a folder made by a training run.")
+    settings = read_settings(path)
+    record = RunRecord(path, settings.get("name") or path.name, settings=settings)
+    for line in (path / "metrics.jsonl").read_text(encoding="utf-8").splitlines():
+        try:
+            data = json.loads(line)
+            cls = EVENT_TYPES[data.pop("event")]
+            record.events.append(cls(**data))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            record.skipped_lines += int(bool(line.strip()))
+    samples = path / "samples.jsonl"
+    if samples.is_file():
+        for line in samples.read_text(encoding="utf-8").splitlines():
+            try:
+                data = json.loads(line)
+                record.samples.append(SampleGenerated(int(data["step"]), str(data["text"])))
+            except (ValueError, KeyError, TypeError):
+                record.skipped_lines += int(bool(line.strip()))
+    recipe = path / "recipe.toml"
+    record.recipe_text = recipe.read_text(encoding="utf-8") if recipe.is_file() else ""
+    record.has_checkpoint = (path / "checkpoints" / "latest.json").is_file()
+    return record
+
+
+def read_settings(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((path / "run.json").read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def write_settings(path: Path, **changes: Any) -> None:
+    """Merge display settings (name, colour) into run.json."""
+    settings = {**read_settings(Path(path)), **changes}
+    (Path(path) / "run.json").write_text(json.dumps(settings, indent=1), encoding="utf-8")
+
+
+def list_runs(root: Path | None = None) -> list[Path]:
+    root = root or runs_root()
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if (p / "metrics.jsonl").is_file())
