@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from workbench.app.corpus_backend import CorpusBackend
+from workbench.app.inspection_backend import InspectionBackend
 
 
 @dataclass
 class Backend:
     corpus: CorpusBackend = field(default_factory=CorpusBackend)
+    inspection: InspectionBackend = field(default_factory=InspectionBackend)

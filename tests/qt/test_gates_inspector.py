@@ -1,0 +1,72 @@
+"""Gate inspector fed known traces: the image holds the trace, clicks and slider work."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.qt.inspection_fakes import fake_backend, lstm_trace, snapshot
+from workbench.qt.controller import WorkbenchController
+from workbench.qt.panels.gates import GatesPanel, activation_html
+
+
+@pytest.fixture
+def panel(qtbot):
+    controller = WorkbenchController(fake_backend())
+    widget = GatesPanel(controller)
+    qtbot.addWidget(widget)
+    yield widget
+    controller.shutdown()
+
+
+def publish(qtbot, panel, step):
+    with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):
+        panel.controller.set_snapshot(snapshot(step))
+
+
+def test_heatmap_holds_the_chosen_gate_units_by_time(qtbot, panel):
+    publish(qtbot, panel, 100)
+    trace = lstm_trace(100)
+    assert [panel.layer_box.itemText(i) for i in range(panel.layer_box.count())] == [
+        "lstm0", "lstm1"]
+    gates = [panel.gate_box.itemData(i) for i in range(panel.gate_box.count())]
+    assert gates == ["i", "f", "g", "o", "c", "h"]
+    assert np.allclose(panel.heatmap.image_values(), trace.layer("lstm0").values["i"].T)
+    panel.layer_box.setCurrentText("lstm1")
+    panel.gate_box.setCurrentIndex(gates.index("f"))
+    assert np.allclose(panel.heatmap.image_values(), trace.layer("lstm1").values["f"].T)
+    labels = [text for _, text in panel.heatmap.plot.getAxis("bottom")._tickLevels[0]]
+    assert labels[:3] == ["T", "o", "·"]  # the probe's tokens, spaces made visible
+
+
+def test_clicking_a_unit_shows_its_curve_and_coloured_text(qtbot, panel):
+    publish(qtbot, panel, 100)
+    panel.heatmap.clicked.emit(4, 2)
+    x, y = panel.curve.getData()
+    assert np.allclose(y, lstm_trace(100).layer("lstm0").values["i"][:, 4])
+    assert panel.text_view.text().count("<span") == len(lstm_trace().token_text)
+
+
+def test_saturation_slider_steps_through_snapshots(qtbot, panel):
+    for step in (100, 200, 300):
+        publish(qtbot, panel, step)
+    assert panel.slider.maximum() == 2 and panel.slider.value() == 2
+    panel.slider.setValue(0)
+    x, y = panel.scatter.getData()
+    expected = lstm_trace(100).extras["saturation/lstm0/i"]
+    assert np.allclose(x, expected[:, 0]) and np.allclose(y, expected[:, 1])
+    assert "step 100" in panel.slider_label.text()
+
+
+def test_freeze_keeps_the_view_and_the_card_states_the_convention(qtbot, panel):
+    publish(qtbot, panel, 100)
+    panel.probe_bar.freeze.setChecked(True)
+    panel.controller.set_snapshot(snapshot(500))
+    qtbot.wait(50)
+    assert int(panel.trace.extras["step"]) == 100
+    assert "f<sub>t</sub>" in panel.card.text() and "i, f, g, o" in panel.card.text()
+
+
+def test_activation_text_colours_low_and_high_differently():
+    html = activation_html(["a", "b"], np.array([0.0, 1.0]), 0.0, 1.0)
+    assert html.count("background:") == 2 and "#440154" in html.lower()

@@ -1,0 +1,118 @@
+"""The inspection and generation facade: probes, generation and checkpoint loading as queries.
+
+Every request works on a `Snapshot` (numpy weights), never on the model being trained: the
+facade rebuilds a private CPU model with `model_from_snapshot` and keeps the last few rebuilt
+models, so the five inspectors probing the same new snapshot rebuild it once. torch is imported
+inside the jobs (on the query thread), so nothing here slows the window's start.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from workbench.core.config.generation import GenerationConfig
+from workbench.core.corpus.tokenizers import tokenizer_from_dict
+from workbench.core.events import Event, JobFinished
+from workbench.core.jobs import JobControl, JobSpec, UserFacingError
+from workbench.core.snapshot import Snapshot
+
+CACHED_MODELS = 3
+
+
+class InspectionBackend:
+    def __init__(self) -> None:
+        self._models: OrderedDict[int, tuple[Snapshot, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.rebuilds = 0  # how many models were rebuilt (the cache test reads it)
+
+    # --- models from snapshots ----------------------------------------------------------------
+
+    def model_for(self, snapshot: Snapshot) -> Any:
+        """The CPU model of `snapshot`, rebuilt once and cached (keyed by the snapshot object)."""
+        key = id(snapshot)
+        with self._lock:
+            cached = self._models.get(key)
+            if cached is not None and cached[0] is snapshot:
+                self._models.move_to_end(key)
+                return cached[1]
+        from workbench.core.models.snapshots import model_from_snapshot
+
+        model = model_from_snapshot(snapshot)
+        model.eval()
+        with self._lock:
+            self.rebuilds += 1
+            self._models[key] = (snapshot, model)  # holding the snapshot keeps its id unique
+            while len(self._models) > CACHED_MODELS:
+                self._models.popitem(last=False)
+        return model
+
+    @staticmethod
+    def tokenizer_for(snapshot: Snapshot) -> Any:
+        if not snapshot.tokenizer:
+            raise UserFacingError("This snapshot has no tokenizer; it cannot read a probe. "
+                                  "Take a snapshot from a training run or open a checkpoint.")
+        return tokenizer_from_dict(snapshot.tokenizer)
+
+    # --- queries ------------------------------------------------------------------------------
+
+    def probe_job(self, snapshot: Snapshot, text: str, gradients: bool = True,
+                  top_k: int = 5) -> JobSpec:
+        """A query whose result is the probe's `Trace` with the inspectors' extras."""
+        from workbench.core.inspection.probes import encode_probe, probe_job
+
+        tokenizer = self.tokenizer_for(snapshot)
+        encode_probe(tokenizer, text)  # refuse an empty or long probe before a thread starts
+
+        def job(control: JobControl) -> Iterator[Event]:
+            model = self.model_for(snapshot)
+            spec = probe_job(model, tokenizer, text, snapshot.step, top_k, gradients)
+            yield from spec.job(control)
+
+        return JobSpec(f"Probe {snapshot.label}", job)
+
+    def generation_job(self, snapshot: Snapshot, prompt: str, config: GenerationConfig,
+                       clamp: dict | None = None) -> JobSpec:
+        """A query streaming `TokenGenerated`; its result is a `GenerationResult`."""
+        from workbench.core.generation.generate import generation_job
+
+        problems = config.problems()
+        if problems:
+            raise UserFacingError("Generation settings: " + " ".join(problems))
+        tokenizer = self.tokenizer_for(snapshot)
+
+        def job(control: JobControl) -> Iterator[Event]:
+            model = self.model_for(snapshot)
+            yield from generation_job(model, tokenizer, prompt, config, clamp).job(control)
+
+        return JobSpec(f"Generate from {snapshot.label}", job)
+
+    def load_checkpoint_job(self, path: str | Path) -> JobSpec:
+        """A query reading a checkpoint (file, checkpoints folder or run directory) into a
+        `Snapshot`."""
+        path = Path(path)
+        if not path.exists():
+            raise UserFacingError(f"{path} does not exist. Choose a checkpoint file or a run "
+                                  "directory.")
+
+        def job(control: JobControl) -> Iterator[Event]:
+            yield JobFinished(result=snapshot_from_checkpoint(path))
+
+        return JobSpec(f"Open {path.name}", job)
+
+
+def snapshot_from_checkpoint(path: Path) -> Snapshot:
+    from workbench.core.training.checkpoints import load_checkpoint
+
+    if path.is_dir() and (path / "checkpoints").is_dir():
+        path = path / "checkpoints"
+    checkpoint = load_checkpoint(path)
+    meta = checkpoint.meta
+    weights = {k: v.detach().cpu().numpy() for k, v in checkpoint.model.items()}
+    return Snapshot(model_config=meta["model_config"], weights=weights,
+                    tokenizer=meta.get("tokenizer", {}), step=checkpoint.step,
+                    metrics=dict(meta.get("metrics", {})),
+                    run_name=str(meta.get("run_name", path.parent.name)))

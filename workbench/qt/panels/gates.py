@@ -1,0 +1,217 @@
+"""Gate inspector: LSTM/GRU/RNN gates and states along a probe, unit by unit.
+
+Per layer, a units × time heatmap of the chosen gate or state with the probe's tokens on the
+time axis; click a unit for its curve and the probe text coloured by its activation ("cell over
+text"); a saturation scatter (fraction of steps each unit's gate is < 0.1 vs > 0.9) with a
+slider over the snapshots seen during training; the cell's equation card and GRU convention.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, ClassVar
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSlider,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+)
+
+from workbench.qt.panel import Panel
+from workbench.qt.widgets.boxes import column, row
+from workbench.qt.widgets.cell_equations import card_html
+from workbench.qt.widgets.heatmap import Heatmap
+from workbench.qt.widgets.plot_export import PlotExportBar
+from workbench.qt.widgets.probe_bar import ProbeBar
+
+ORDER = ("i", "f", "g", "o", "c", "r", "z", "n", "h")
+NAMES = {"i": "input gate i", "f": "forget gate f", "g": "candidate g", "o": "output gate o",
+         "c": "cell state c", "r": "reset gate r", "z": "update gate z", "n": "candidate n",
+         "h": "hidden state h"}
+RECURRENT = ("rnn", "lstm", "gru")
+
+
+def activation_html(tokens: list[str], values: np.ndarray, lo: float, hi: float) -> str:
+    """The probe text with each token's background coloured by `values` (viridis)."""
+    cmap = pg.colormap.get("viridis")
+    span = hi - lo if hi > lo else 1.0
+    parts = []
+    for token, value in zip(tokens, values, strict=False):
+        colour = cmap.map((float(value) - lo) / span, mode="qcolor")
+        text = "white" if colour.lightness() < 128 else "black"
+        shown = html.escape(token).replace("\n", "↵<br>") or "∅"
+        parts.append(f'<span style="background:{colour.name()}; color:{text}" '
+                     f'title="{value:.3f}">{shown}</span>')
+    return "<div style='font-family: monospace; font-size: 12pt'>" + "".join(parts) + "</div>"
+
+
+class GatesPanel(Panel):
+    name: ClassVar[str] = "gates"
+    title: ClassVar[str] = "Gates"
+    area: ClassVar[str] = "right"
+
+    def __init__(self, controller, parent=None) -> None:
+        super().__init__(controller, parent)
+        self.trace: Any = None
+        self.unit = 0
+        self.history: list[tuple[int, dict[str, np.ndarray]]] = []  # (step, saturation extras)
+        self.probe_bar = ProbeBar(controller, self._request)
+        self.probe_bar.result_ready.connect(self.show_trace)
+        self.layer_box, self.gate_box, self.cmap_box = QComboBox(), QComboBox(), QComboBox()
+        self.cmap_box.addItems(["viridis", "cividis"])
+        self.layer_box.currentIndexChanged.connect(self._fill_gates)
+        self.gate_box.currentIndexChanged.connect(self._draw)
+        self.cmap_box.currentTextChanged.connect(lambda c: self.heatmap.set_colormap(c))
+        controls = QHBoxLayout()
+        for label, box in (("Layer", self.layer_box), ("Gate / state", self.gate_box),
+                           ("Colours", self.cmap_box)):
+            controls.addWidget(QLabel(label))
+            controls.addWidget(box, 1)
+        self.heatmap = Heatmap("", "time step (probe token)", "unit", name="gates",
+                               on_error=controller.report_error)
+        self.heatmap.clicked.connect(lambda row, _col: self.select_unit(row))
+        # unit view: curve + coloured text
+        self.curve_plot = pg.PlotWidget(background="w")
+        self.curve_plot.showGrid(x=True, y=True, alpha=0.3)
+        self.curve = self.curve_plot.plot(pen=pg.mkPen("#1f77b4", width=2), symbol="o",
+                                          symbolSize=4)
+        self.text_view = QLabel()
+        self.text_view.setWordWrap(True)
+        self.text_view.setTextFormat(Qt.TextFormat.RichText)
+        unit_tab = column(self.curve_plot, PlotExportBar(
+            self.curve_plot, self._curve_data, "unit", controller.report_error), self.text_view)
+        # saturation scatter with a slider over snapshots
+        self.scatter_plot = pg.PlotWidget(background="w")
+        self.scatter_plot.setLabel("bottom", "fraction of steps < 0.1 (shut)")
+        self.scatter_plot.setLabel("left", "fraction of steps > 0.9 (open)")
+        self.scatter_plot.setRange(xRange=(0, 1), yRange=(0, 1))
+        self.scatter = pg.ScatterPlotItem(size=7, brush=pg.mkBrush(31, 119, 180, 160))
+        self.scatter_plot.addItem(self.scatter)
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.valueChanged.connect(self._draw_saturation)
+        self.slider_label = QLabel("no snapshots yet")
+        saturation_tab = column(self.scatter_plot, PlotExportBar(
+            self.scatter_plot, self._scatter_data, "saturation", controller.report_error),
+            row(QLabel("Snapshot"), self.slider, self.slider_label))
+        self.card = QLabel()
+        self.card.setWordWrap(True)
+        self.card.setTextFormat(Qt.TextFormat.RichText)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(unit_tab, "Unit")
+        self.tabs.addTab(saturation_tab, "Saturation")
+        self.tabs.addTab(self.card, "Equations")
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.heatmap)
+        splitter.addWidget(self.tabs)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.probe_bar)
+        layout.addLayout(controls)
+        layout.addWidget(splitter, 1)
+
+    def _request(self, snapshot, text):
+        return self.controller.backend.inspection.probe_job(snapshot, text, gradients=False)
+
+    # --- data in ------------------------------------------------------------------------------
+
+    def show_trace(self, trace: Any) -> None:
+        layers = [layer for layer in trace.layers if layer.kind in RECURRENT]
+        self.trace = trace
+        step = int(trace.extras.get("step", 0))
+        saturation = {k: v for k, v in trace.extras.items() if k.startswith("saturation/")}
+        if saturation and not any(s == step for s, _ in self.history):
+            self.history.append((step, saturation))
+            self.history.sort(key=lambda item: item[0])
+            self.slider.setRange(0, len(self.history) - 1)
+            self.slider.setValue(len(self.history) - 1)
+        if not layers:
+            self.heatmap.plot.setTitle("This model has no recurrent layers: see Attention.")
+            return
+        current = self.layer_box.currentText()
+        self.layer_box.blockSignals(True)
+        self.layer_box.clear()
+        self.layer_box.addItems([layer.name for layer in layers])
+        if current in [layer.name for layer in layers]:
+            self.layer_box.setCurrentText(current)
+        self.layer_box.blockSignals(False)
+        self._fill_gates()
+        self._draw_saturation()
+
+    def layer(self):
+        if self.trace is None or not self.layer_box.currentText():
+            return None
+        return self.trace.layer(self.layer_box.currentText())
+
+    def _fill_gates(self) -> None:
+        layer = self.layer()
+        if layer is None:
+            return
+        current = self.gate_box.currentData()
+        self.gate_box.blockSignals(True)
+        self.gate_box.clear()
+        for key in (k for k in ORDER if k in layer.values):
+            self.gate_box.addItem(NAMES[key], key)
+        index = self.gate_box.findData(current)
+        self.gate_box.setCurrentIndex(max(index, 0))
+        self.gate_box.blockSignals(False)
+        note = f"This view shows the {layer.convention} convention." if layer.convention else ""
+        self.card.setText(card_html(layer.kind, note))
+        self._draw()
+
+    # --- drawing ------------------------------------------------------------------------------
+
+    def _draw(self) -> None:
+        layer, gate = self.layer(), self.gate_box.currentData()
+        if layer is None or gate is None:
+            return
+        values = np.asarray(layer.values[gate]).T  # (H, T): units down, time across
+        levels = (0.0, 1.0) if gate in ("i", "f", "o", "r", "z") else None
+        if gate in ("g", "n", "h") and layer.kind != "rnn" or layer.kind == "rnn" and gate == "h":
+            levels = (-1.0, 1.0)
+        self.heatmap.set_data(values, [str(u) for u in range(values.shape[0])],
+                              self.trace.token_text, levels=levels,
+                              title=f"{layer.name}: {NAMES[gate]} (units × time)")
+        self.select_unit(min(self.unit, values.shape[0] - 1))
+
+    def select_unit(self, unit: int) -> None:
+        layer, gate = self.layer(), self.gate_box.currentData()
+        if layer is None or gate is None:
+            return
+        self.unit = unit
+        series = np.asarray(layer.values[gate])[:, unit]
+        self.curve.setData(np.arange(len(series)), series)
+        self.curve_plot.setTitle(f"unit {unit}: {NAMES[gate]} along the probe")
+        self.curve_plot.getAxis("bottom").setTicks([[(i, t) for i, t in enumerate(
+            self.trace.token_text)][:: max(1, len(series) // 40)]])
+        lo, hi = self.heatmap.colorbar.levels()
+        self.text_view.setText(activation_html(self.trace.token_text, series, lo, hi))
+
+    def _draw_saturation(self) -> None:
+        if not self.history:
+            return
+        step, saturation = self.history[self.slider.value()]
+        layer, gate = self.layer_box.currentText(), self.gate_box.currentData()
+        key = f"saturation/{layer}/{gate}"
+        if key not in saturation:
+            key = next(iter(saturation))
+        points = saturation[key]
+        self.scatter.setData(points[:, 0], points[:, 1])
+        self.scatter_plot.setTitle(f"{key.split('/', 1)[1]} at step {step}")
+        self.slider_label.setText(f"step {step} ({self.slider.value() + 1}/{len(self.history)})")
+
+    def _curve_data(self):
+        x, y = self.curve.getData()
+        tokens = self.trace.token_text if self.trace is not None else []
+        return ["t", "token", "activation"], [list(x if x is not None else []), tokens,
+                                              list(y if y is not None else [])]
+
+    def _scatter_data(self):
+        x, y = self.scatter.getData()
+        return ["unit", "shut_fraction", "open_fraction"], [list(range(len(x))), list(x), list(y)]
+

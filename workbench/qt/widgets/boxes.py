@@ -1,0 +1,27 @@
+"""Tiny layout helpers: a widget holding others in a column or a row."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QHBoxLayout, QSlider, QVBoxLayout, QWidget
+
+
+def column(*widgets: QWidget, stretch_plots: bool = True) -> QWidget:
+    """Widgets top to bottom; plots take the spare height."""
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(2, 2, 2, 2)
+    for widget in widgets:
+        grows = stretch_plots and isinstance(widget, (pg.PlotWidget, pg.GraphicsLayoutWidget))
+        layout.addWidget(widget, 1 if grows else 0)
+    return box
+
+
+def row(*widgets: QWidget) -> QWidget:
+    """Widgets left to right; sliders take the spare width."""
+    box = QWidget()
+    layout = QHBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for widget in widgets:
+        layout.addWidget(widget, 1 if isinstance(widget, QSlider) else 0)
+    return box

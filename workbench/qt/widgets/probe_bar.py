@@ -1,0 +1,158 @@
+"""The row at the top of every inspector: probe text, Probe, Freeze, Open checkpoint, status.
+
+It owns which snapshot an inspector looks at. By default that is the session's latest
+(`controller.snapshot_changed`, sent at each eval point while training); "Freeze" keeps the
+current one; "Open checkpoint…" loads one from a run directory and freezes on it. Probes run as
+queries (`controller.run_query`) beside training. The query runner takes one query at a time
+and several inspectors refresh on the same snapshot, so a refresh that finds the runner busy
+waits for it to become free instead of failing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QTimer, Signal, Slot
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QWidget,
+)
+
+from workbench.core.jobs import JobSpec
+
+DEFAULT_PROBE = "To be, or not to be, that is the question:"
+RequestFn = Callable[[Any, str], JobSpec]  # (snapshot, probe text) -> query job
+
+
+class ProbeBar(QWidget):
+    """Emits `result_ready(result)` with each probe's result (a `Trace`)."""
+
+    result_ready = Signal(object)
+    snapshot_loaded = Signal(object)
+
+    def __init__(self, controller, request: RequestFn, text: str = DEFAULT_PROBE,
+                 placeholder: str = "Probe text", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.request = request
+        self.snapshot = controller.snapshot
+        self._pending = False
+        self._user_asked = False
+        self.text = QLineEdit(text)
+        self.text.setPlaceholderText(placeholder)
+        self.text.setToolTip("The sentence the model reads; the views show what happens inside.")
+        self.text.returnPressed.connect(self.probe)
+        self.probe_button = QPushButton("Probe")
+        self.probe_button.clicked.connect(self.probe)
+        self.freeze = QCheckBox("Freeze")
+        self.freeze.setToolTip("Keep this view while training goes on (new snapshots are ignored "
+                               "until you untick it).")
+        self.freeze.toggled.connect(self._on_freeze)
+        self.open_button = QPushButton("Open checkpoint…")
+        self.open_button.setToolTip("Inspect a checkpoint from a run directory (freezes the view).")
+        self.open_button.clicked.connect(self.ask_checkpoint)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.text, 3)
+        layout.addWidget(self.probe_button)
+        layout.addWidget(self.freeze)
+        layout.addWidget(self.open_button)
+        layout.addWidget(self.status, 2)
+        controller.snapshot_changed.connect(self._on_snapshot)
+        controller.queries.busy_changed.connect(self._on_queries_busy)
+        self._show_source()
+
+    # --- which snapshot -----------------------------------------------------------------------
+
+    @Slot(object)
+    def _on_snapshot(self, snapshot: Any) -> None:
+        if self.freeze.isChecked():
+            return
+        self.snapshot = snapshot
+        self.refresh()
+
+    def _on_freeze(self, frozen: bool) -> None:
+        if not frozen and self.controller.snapshot is not None \
+                and self.controller.snapshot is not self.snapshot:
+            self.snapshot = self.controller.snapshot
+            self.refresh()
+
+    def set_snapshot(self, snapshot: Any, freeze: bool = True) -> None:
+        """Look at `snapshot` (a loaded checkpoint), frozen so training does not replace it."""
+        self.freeze.setChecked(freeze)
+        self.snapshot = snapshot
+        self.snapshot_loaded.emit(snapshot)
+        self.refresh(user=True)
+
+    def ask_checkpoint(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open checkpoint", "", "Checkpoints (*.safetensors *.json);;All files (*)")
+        if path:
+            self.open_checkpoint(path)
+
+    def open_checkpoint(self, path: str) -> bool:
+        try:
+            spec = self.controller.backend.inspection.load_checkpoint_job(path)
+        except Exception as exc:  # noqa: BLE001 - a bad path is reported, never raised
+            self.controller.report_error(str(exc))
+            return False
+        return self.controller.run_query(spec, on_result=self.set_snapshot)
+
+    # --- probing ------------------------------------------------------------------------------
+
+    def probe(self) -> None:
+        self.refresh(user=True)
+
+    def refresh(self, user: bool = False) -> None:
+        self._user_asked = self._user_asked or user
+        if self.snapshot is None:
+            self._show_source()
+            return
+        if self.controller.queries.busy:
+            self._pending = True
+            self.status.setText(f"{self.snapshot.label}: waiting for the previous query…")
+            return
+        self._pending = False
+        try:
+            spec = self.request(self.snapshot, self.text.text())
+        except Exception as exc:  # noqa: BLE001 - bad probe text: say so, keep the view
+            self._fail(str(exc))
+            return
+        self.status.setText(f"{self.snapshot.label}: probing…")
+        self.controller.run_query(spec, on_result=self._on_result, on_error=self._on_error)
+
+    def _on_result(self, result: Any) -> None:
+        self._user_asked = False
+        self._show_source()
+        self.result_ready.emit(result)
+
+    def _on_error(self, outcome: Any) -> None:
+        message = getattr(outcome, "message", "") or getattr(outcome, "reason", "failed")
+        self.status.setText(f"Probe failed: {message}")
+        self._user_asked = False
+
+    def _fail(self, message: str) -> None:
+        self.status.setText(message)
+        if self._user_asked:
+            self.controller.report_error(message)
+        self._user_asked = False
+
+    @Slot(bool)
+    def _on_queries_busy(self, busy: bool) -> None:
+        if not busy and self._pending:
+            QTimer.singleShot(0, self.refresh)
+
+    def _show_source(self) -> None:
+        if self.snapshot is None:
+            self.status.setText("No model yet: train one, or open a checkpoint.")
+        else:
+            frozen = " (frozen)" if self.freeze.isChecked() else ""
+            self.status.setText(f"{self.snapshot.label}{frozen}")
