@@ -76,3 +76,16 @@ def test_run_folder_reads_back_and_skips_a_line_cut_short(tmp_path):
 def test_recipe_seed_lives_at_the_top(tmp_path):
     recipe = parse_recipe('seed = 5\n[corpus]\nresource = "x"\n[model]\narch = "rnn"\n')
     assert recipe.seed == 5 and recipe.training.seed == 5
+
+
+def test_presets_load_and_find_the_shipped_corpus():
+    from workbench.core.resources import resource_path
+
+    presets = sorted(resource_path("recipes").glob("*.toml"))
+    archs = set()
+    for preset in presets:
+        recipe = load_recipe(preset)
+        assert recipe.corpus_location() == default_corpus_path()
+        assert recipe.tokenizer.kind == "char"
+        archs.add(recipe.model.arch)
+    assert archs == {"lstm", "gru", "rnn", "transformer"}

@@ -130,3 +130,48 @@ def events_of(request, control=None):
 
 def of_type(events, cls):
     return [e for e in events if isinstance(e, cls)]
+
+
+def tiny_hooks_for_any_config():
+    """Hooks that build the tiny GRU whatever architecture a recipe names (CLI tests run
+    without the model zoo)."""
+    from workbench.core.training.evaluation import ModelHooks
+
+    def build(config):
+        model = TinyGruLm(TinyConfig(vocab_size=config.vocab_size, hidden_size=16))
+        model.config = config
+        return model
+
+    return ModelHooks(build, snapshot_tiny)
+
+
+def write_tiny_recipe(folder, max_steps=30):
+    (folder / "tiny.txt").write_text(TEXT, encoding="utf-8")
+    text = f"""name = "tiny"
+seed = 3
+[corpus]
+path = "tiny.txt"
+[tokenizer]
+kind = "char"
+val_fraction = 0.1
+test_fraction = 0.0
+[model]
+arch = "gru"
+hidden_size = 16
+embedding_size = 16
+[training]
+max_steps = {max_steps}
+batch_size = 8
+seq_len = 24
+eval_every = 10
+eval_batches = 3
+log_every = 5
+sample_every = 15
+sample_length = 10
+warmup_steps = 2
+lr = 0.01
+checkpoint_every = 10
+threads = 1
+"""
+    (folder / "tiny.toml").write_text(text, encoding="utf-8")
+    return folder / "tiny.toml"

@@ -1,0 +1,60 @@
+"""`workbench train RECIPE`: headless runs write the same run folder the GUI opens."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from training_fixtures import tiny_hooks_for_any_config, write_tiny_recipe
+
+from workbench.app.train_cli import main
+from workbench.core.events import EvalLogged, StepLogged
+from workbench.core.training.evaluation import ModelHooks
+from workbench.core.training.runs import read_run
+
+
+@pytest.fixture(autouse=True)
+def tiny_models(monkeypatch, tmp_path):
+    monkeypatch.setenv("WORKBENCH_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setattr(ModelHooks, "default", staticmethod(tiny_hooks_for_any_config))
+
+
+def test_cli_trains_a_tiny_recipe_into_a_run_folder(tmp_path, capsys):
+    recipe = write_tiny_recipe(tmp_path)
+    out = tmp_path / "run1"
+    assert main([str(recipe), "--out", str(out), "--max-steps", "20", "--device", "cpu"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == str(out)
+    assert "step 20/20" in captured.err and "val " in captured.err
+    run = read_run(out)
+    steps = [e for e in run.events if isinstance(e, StepLogged)]
+    assert [e.step for e in steps] == [5, 10, 15, 20]
+    assert steps[-1].loss < steps[0].loss
+    assert [e.step for e in run.events if isinstance(e, EvalLogged)] == [10, 20]
+    assert run.samples and run.has_checkpoint
+    assert 'path = "' in run.recipe_text and "sha256" in run.recipe_text
+    meta = json.loads((out / "checkpoints" / "latest.json").read_text())
+    assert meta["step"] == 20 and meta["tokenizer"]["kind"] == "char"
+
+
+def test_cli_resumes_a_run_to_more_steps(tmp_path, capsys):
+    recipe = write_tiny_recipe(tmp_path, max_steps=20)
+    out = tmp_path / "run"
+    assert main([str(recipe), "--out", str(out)]) == 0
+    assert main(["--resume", str(out), "--max-steps", "30"]) == 0
+    steps = [e.step for e in read_run(out).events if isinstance(e, StepLogged)]
+    assert steps == [5, 10, 15, 20, 25, 30]
+
+
+def test_cli_refuses_bad_input_with_a_message(tmp_path, capsys):
+    assert main([str(tmp_path / "missing.toml")]) == 2
+    assert "Cannot read the recipe" in capsys.readouterr().err
+    assert main([]) == 2
+    recipe = write_tiny_recipe(tmp_path)
+    out = tmp_path / "run"
+    assert main([str(recipe), "--out", str(out), "--max-steps", "5"]) == 0
+    assert main([str(recipe), "--out", str(out)]) == 2
+    assert "already holds a run" in capsys.readouterr().err
+    (tmp_path / "tiny.txt").unlink()
+    assert main([str(recipe), "--out", str(tmp_path / "other")]) == 1
+    assert "tiny.txt does not exist" in capsys.readouterr().err

@@ -1,0 +1,146 @@
+"""`workbench train RECIPE [--out DIR] [--device cpu|cuda] [--max-steps N]`: headless training.
+
+Runs the same trainer as the window into the same kind of run folder (the GUI opens it with
+"Open run directory"), printing one updating progress line on stderr and the run folder on
+stdout. Ctrl-C stops after the current step and keeps a checkpoint; `--resume RUN_DIR`
+continues a run. Exit status: 0 done, 1 failed, 2 bad arguments, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+from workbench.core.events import (
+    DivergenceHandled,
+    EvalLogged,
+    JobCancelled,
+    JobFailed,
+    JobFinished,
+    Notice,
+    StepLogged,
+)
+from workbench.core.jobs import JobControl, JobSpec, UserFacingError, drive
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="workbench train",
+                                     description="Train a recipe without the window.")
+    parser.add_argument("recipe", nargs="?", help="a recipe .toml (see resources/recipes/)")
+    parser.add_argument("--out", metavar="DIR", help="run folder to create (default: a new "
+                        "folder in the runs directory)")
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda", "mps"),
+                        help="override the recipe's device")
+    parser.add_argument("--max-steps", type=int, metavar="N", help="override the step count")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest "
+                        "checkpoint instead of starting a recipe")
+    return parser
+
+
+class ProgressLine:
+    """One line on stderr, rewritten in place on a terminal, printed every few seconds when
+    stderr is a file or a pipe (so logs stay short)."""
+
+    def __init__(self, stream=None) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.val = ""
+        self.last = 0.0
+
+    def update(self, event: StepLogged, total: int, final: bool = False) -> None:
+        now = time.monotonic()
+        if not (self.tty or final or now - self.last > 5):
+            return
+        self.last = now
+        remaining = (total - event.step) * event.elapsed_s / max(event.step, 1)
+        text = (f"step {event.step}/{total}  loss {event.loss:.4f}{self.val}  "
+                f"{event.tokens_per_s:,.0f} tok/s  ETA {remaining:.0f}s")
+        self.stream.write(("\r" + text + "\033[K") if self.tty else text + "\n")
+        self.stream.flush()
+
+    def line(self, text: str) -> None:
+        self.stream.write(("\r\033[K" if self.tty else "") + text + "\n")
+        self.stream.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if bool(args.recipe) == bool(args.resume):
+        print("Give a recipe file or --resume RUN_DIR (one of them).", file=sys.stderr)
+        return 2
+    if args.max_steps is not None and args.max_steps < 1:
+        print("--max-steps must be at least 1.", file=sys.stderr)
+        return 2
+    try:
+        spec, total = _job(args)
+    except UserFacingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return _run(spec, total)
+
+
+def _job(args) -> tuple[JobSpec, int]:
+    from workbench.core.training.recipe import load_recipe
+    from workbench.core.training.recipe_run import recipe_train_steps, resume_steps
+
+    if args.resume:
+        recipe = load_recipe(Path(args.resume) / "recipe.toml")
+        total = args.max_steps or recipe.training.max_steps
+        return JobSpec("resume", lambda control: resume_steps(
+            args.resume, control, args.max_steps, headless=True)), total
+    recipe = load_recipe(args.recipe)
+    changes = {}
+    if args.device:
+        changes["device"] = args.device
+    if args.max_steps:
+        changes["max_steps"] = args.max_steps
+        changes["warmup_steps"] = min(recipe.training.warmup_steps, args.max_steps - 1)
+    recipe.training = dataclasses.replace(recipe.training, **changes)
+    problems = recipe.training.problems()
+    if problems:
+        raise UserFacingError(" ".join(problems))
+    out = None
+    if args.out:
+        out = Path(args.out).expanduser()
+        if (out / "metrics.jsonl").exists():
+            raise UserFacingError(f"{out} already holds a run. Choose a new folder, or use "
+                                  f"--resume {out} to continue it.")
+        out.mkdir(parents=True, exist_ok=True)
+    return JobSpec(recipe.name, lambda control: recipe_train_steps(
+        recipe, control, run_dir=out, headless=True)), recipe.training.max_steps
+
+
+def _run(spec: JobSpec, total: int) -> int:
+    control = JobControl()
+    progress = ProgressLine()
+    last_step = None
+    try:
+        for event in drive(spec, control):
+            if isinstance(event, StepLogged):
+                last_step = event
+                progress.update(event, total)
+            elif isinstance(event, EvalLogged):
+                progress.val = f"  val {event.val_loss:.4f} ({event.bits_per_token:.3f} bits)"
+            elif isinstance(event, DivergenceHandled):
+                progress.line(f"step {event.step}: {event.reason}; rolled back to step "
+                              f"{event.resumed_at}, learning rate now {event.new_lr:.3g}")
+            elif isinstance(event, Notice):
+                progress.line(f"note: {event.text}")
+            elif isinstance(event, JobFailed):
+                progress.line(f"error: {event.message}")
+                return 1
+            elif isinstance(event, JobCancelled):
+                return 130
+            elif isinstance(event, JobFinished):
+                if last_step is not None:
+                    progress.update(last_step, total, final=True)
+                progress.line("done")
+                print(event.result)
+                return 0
+    except KeyboardInterrupt:
+        progress.line("stopped; the latest checkpoint was saved (resume with --resume RUN_DIR)")
+        return 130
+    return 1
