@@ -11,9 +11,11 @@ from dataclasses import dataclass, field
 
 from workbench.app.corpus_backend import CorpusBackend
 from workbench.app.inspection_backend import InspectionBackend
+from workbench.app.training_backend import TrainingBackend
 
 
 @dataclass
 class Backend:
     corpus: CorpusBackend = field(default_factory=CorpusBackend)
     inspection: InspectionBackend = field(default_factory=InspectionBackend)
+    training: TrainingBackend = field(default_factory=TrainingBackend)

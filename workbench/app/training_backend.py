@@ -1,0 +1,115 @@
+"""The training facade: jobs that train from the session state, a recipe or a saved run, and
+the reading of run folders for the Training panel.
+
+torch loads inside the jobs (on the job thread), never when the window builds this facade.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+
+from workbench.core.config.training import TrainingConfig
+from workbench.core.events import Event, JobFinished
+from workbench.core.jobs import JobControl, JobSpec, UserFacingError
+from workbench.core.training import runs
+from workbench.core.training.recipe import (
+    Recipe,
+    corpus_hash,
+    corpus_reference,
+    load_recipe,
+    recipe_to_toml,
+    save_recipe,
+)
+
+
+class TrainingBackend:
+    def __init__(self, hooks=None) -> None:
+        self.hooks = hooks  # ModelHooks; None = the model zoo (tests pass tiny models)
+
+    # --- starting runs ------------------------------------------------------------------------
+
+    def recipe_of(self, corpus, tokens, model_config, training: TrainingConfig,
+                  name: str = "") -> Recipe:
+        """The recipe of the session state (its corpus hash is filled in by the job)."""
+        if corpus is None or tokens is None:
+            raise UserFacingError("Load a corpus and tokenize it (Corpus panel) before "
+                                  "training.")
+        path, is_resource = corpus_reference(corpus.path)
+        name = name or f"{tokens.tokenizer.kind}-{model_config.arch}"
+        return Recipe(name, path, model_config, tokens.config, training,
+                      corpus_resource=is_resource)
+
+    def train_job(self, corpus, tokens, model_config, training: TrainingConfig,
+                  name: str = "") -> JobSpec:
+        """Train on the session's tokenized corpus into a new run folder."""
+        recipe = self.recipe_of(corpus, tokens, model_config, training, name)
+
+        def job(control: JobControl) -> Iterator[Event]:
+            from workbench.core.training.trainer import TrainRequest, train_steps
+
+            recipe.corpus_sha256 = corpus_hash(corpus.text)
+            request = TrainRequest(tokens, model_config, training, run_name=recipe.name,
+                                   recipe_toml=recipe_to_toml(recipe), hooks=self.hooks)
+            yield from train_steps(request)
+
+        return JobSpec(f"Training {recipe.name}", job)
+
+    def recipe_job(self, recipe: Recipe, training: TrainingConfig | None = None) -> JobSpec:
+        """Load the recipe's corpus, tokenize it and train (with `training` if given)."""
+        if training is not None:
+            recipe = dataclasses.replace(recipe, training=training)
+
+        def job(control: JobControl) -> Iterator[Event]:
+            from workbench.core.training.recipe_run import recipe_train_steps
+
+            yield from recipe_train_steps(recipe, control, hooks=self.hooks)
+
+        return JobSpec(f"Training {recipe.name}", job)
+
+    def resume_job(self, run_dir: str | Path, max_steps: int | None = None) -> JobSpec:
+        """Continue a run from its latest checkpoint, appending to its curves."""
+
+        def job(control: JobControl) -> Iterator[Event]:
+            from workbench.core.training.recipe_run import resume_steps
+
+            yield from resume_steps(run_dir, control, max_steps, hooks=self.hooks)
+
+        return JobSpec(f"Resuming {Path(run_dir).name}", job)
+
+    # --- recipes and run folders ----------------------------------------------------------------
+
+    def load_recipe(self, path: str | Path) -> Recipe:
+        return load_recipe(path)
+
+    def save_recipe_job(self, path: str | Path, recipe: Recipe, corpus=None) -> JobSpec:
+        """Write a recipe; hashing a large corpus takes a moment, so this is a query."""
+
+        def job(control: JobControl) -> Iterator[Event]:
+            if corpus is not None:
+                recipe.corpus_sha256 = corpus_hash(corpus.text)
+            yield JobFinished(result=str(save_recipe(recipe, path)))
+
+        return JobSpec(f"Saving {Path(path).name}", job)
+
+    def read_run_job(self, path: str | Path) -> JobSpec:
+        """A query reading a run folder (its result is a `RunRecord` of core events)."""
+
+        def job(control: JobControl) -> Iterator[Event]:
+            yield JobFinished(result=runs.read_run(path))
+
+        return JobSpec(f"Opening {Path(path).name}", job)
+
+    def read_run(self, path: str | Path) -> runs.RunRecord:
+        return runs.read_run(path)
+
+    def runs_root(self) -> Path:
+        return runs.runs_root()
+
+    def list_runs(self) -> list[Path]:
+        return runs.list_runs()
+
+    def update_run(self, path: str | Path, **settings) -> None:
+        """Keep a run's display name or colour (run.json in its folder)."""
+        runs.write_settings(Path(path), **settings)
