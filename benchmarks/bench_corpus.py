@@ -123,6 +123,9 @@ def bench_responsiveness(megabytes: int, repeats: int) -> None:
     for name, rows in results.items():
         print(f"| {name} | {median(rows, 'max_ms'):.0f} | {median(rows, 'p99_ms'):.0f} | "
               f"{median(rows, 'seconds'):.1f} |")
+    for name, rows in results.items():
+        print(f"{name} max stalls per repeat (ms): "
+              + ", ".join(f"{r['max_ms']:.0f}" for r in rows))
     ratio = median(results["naive"], "max_ms") / max(1e-9, median(results["workbench"],
                                                                   "max_ms"))
     print(f"naive max stall / workbench max stall = {ratio:.1f}x")

@@ -38,3 +38,15 @@ def test_shakespeare_follows_zipf_roughly():
     assert stats.top_words[0][0] == "the"
     assert np.all(np.diff(stats.word_counts) <= 0)
     assert -1.6 < stats.zipf_slope() < -0.9
+
+
+def test_pacer_allows_one_progress_event_per_interval():
+    from workbench.core.corpus.text_chunks import Pacer, text_chunks
+
+    pacer = Pacer(rate=10)
+    assert pacer.due() and not pacer.due()
+    pacer.next = 0.0  # as if the interval had passed
+    assert pacer.due()
+    text = "line\n" * 100_000
+    pieces = list(text_chunks(text, size=1000))
+    assert "".join(pieces) == text and all(p.endswith("\n") for p in pieces)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from workbench.core.config.tokenizer import TokenizerConfig
-from workbench.core.corpus.text_chunks import text_chunks
+from workbench.core.corpus.text_chunks import Pacer, text_chunks
 from workbench.core.corpus.tokenizers import (
     UNK,
     BpeTokenizer,
@@ -90,12 +90,13 @@ def _join(parts: list) -> Generator[Event, None, np.ndarray]:
     array) that would hold the interpreter, and so the window, for all that time.
     """
     ids = np.empty(sum(len(p) for p in parts), dtype=np.int64)
-    position = 0
+    position, pacer = 0, Pacer()
     for i, part in enumerate(parts):
         ids[position:position + len(part)] = part
         position += len(part)
         parts[i] = None  # free each piece once copied: lower peak memory
-        yield Progress(position, len(ids), "Collecting token ids")
+        if pacer.due():  # a yield between copies lets the GUI thread take the interpreter
+            yield Progress(position, len(ids), "Collecting token ids")
     return ids
 
 
@@ -117,14 +118,15 @@ def tokenize_job(corpus, config: TokenizerConfig, tokenizer: Tokenizer | None = 
         trained = tokenizer or _train_tokenizer(text, config)
         done = len(text)
         yield Progress(done, total, f"Encoding with {trained.vocab_size} tokens")
-        parts, unknown = [], 0
+        parts, unknown, pacer = [], 0, Pacer()
         for chunk in text_chunks(text):
             part = trained.encode_array(chunk)
             unknown += int(np.count_nonzero(part == UNK))
             parts.append(part)
             done += len(chunk)
             control.check()
-            yield Progress(done, total, "Encoding")
+            if pacer.due():
+                yield Progress(done, total, "Encoding")
         ids = yield from _join(parts)
         train, val, test = split_ids(ids, config.val_fraction, config.test_fraction)
         result = TokenizedCorpus(trained, ids, train, val, test, config,

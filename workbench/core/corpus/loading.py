@@ -24,6 +24,7 @@ from pathlib import Path
 
 from workbench.core.corpus import encodings
 from workbench.core.corpus.statistics import CorpusStats, statistics_steps
+from workbench.core.corpus.text_chunks import Pacer
 from workbench.core.events import Event, JobFinished, Notice, Progress
 from workbench.core.jobs import JobSpec, UserFacingError
 
@@ -74,7 +75,7 @@ def _open_stream(path: Path):
     return raw, (opener(raw) if opener else raw)
 
 
-def _read_chunks(path: Path, progress: list[int], total: int
+def _read_chunks(path: Path, progress: list[int], total: int, pacer: Pacer
                  ) -> Generator[Event, None, list[bytes]]:
     """Read a whole file in chunks, yielding Progress by (compressed) bytes read.
 
@@ -94,15 +95,17 @@ def _read_chunks(path: Path, progress: list[int], total: int
                 break
             chunks.append(chunk)
             progress[0] = start + raw.tell()
-            yield Progress(progress[0], total, f"Reading {path.name}")
+            if pacer.due():
+                yield Progress(progress[0], total, f"Reading {path.name}")
     finally:
         stream.close()
         raw.close()
+    yield Progress(progress[0], total, f"Reading {path.name}")  # the file's last bytes
     return chunks
 
 
-def _decode_pieces(chunks: list[bytes], encoding: str, status: Progress
-                   ) -> Generator[Event, None, str]:
+def _decode_pieces(chunks: list[bytes], encoding: str, status: Progress,
+                   pacer: Pacer | None = None) -> Generator[Event, None, str]:
     """Decode chunk by chunk (incrementally), turning CRLF and CR line ends into LF.
 
     Yields `status` between chunks: a point where the job can be cancelled. A decoding error
@@ -110,6 +113,7 @@ def _decode_pieces(chunks: list[bytes], encoding: str, status: Progress
     """
     decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
     pieces, carry, offset = [], "", 0
+    pacer = pacer or Pacer()
     for chunk in chunks:
         try:
             piece = carry + decoder.decode(chunk)
@@ -121,7 +125,8 @@ def _decode_pieces(chunks: list[bytes], encoding: str, status: Progress
         if carry:
             piece = piece[:-1]
         pieces.append(piece.replace("\r\n", "\n").replace("\r", "\n"))
-        yield status
+        if pacer.due():
+            yield status
     try:
         pieces.append((carry + decoder.decode(b"", final=True)).replace("\r", "\n"))
     except UnicodeDecodeError as exc:  # the file ends inside a multi-byte character
@@ -225,11 +230,11 @@ def load_corpus_steps(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str 
                               "file filter (for example *.txt) or choose another folder.")
     corpus = Corpus(name=root.name, path=str(root), documents=[])
     total = sum(_size(f) for f in files) or None
-    progress = [0]
+    progress, pacer = [0], Pacer()
     for file in files:
         name = str(file.relative_to(root)) if folder else file.name
         try:
-            chunks = yield from _read_chunks(file, progress, total or 1)
+            chunks = yield from _read_chunks(file, progress, total or 1, pacer)
             status = Progress(progress[0], total or 1, f"Decoding {name}")
             text, used, warning = yield from _decode(file, chunks, chosen, status)
         except UnusableFileError as problem:

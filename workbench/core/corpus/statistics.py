@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.core.corpus.text_chunks import text_chunks
+from workbench.core.corpus.text_chunks import Pacer, text_chunks
 from workbench.core.events import Event, Progress
 
 WORD = re.compile(r"\w+(?:'\w+)*")
@@ -74,13 +74,15 @@ def statistics_steps(documents: Sequence[str]) -> Generator[Event, None, CorpusS
     chars: Counter = Counter()
     words: Counter = Counter()
     lines = done = 0
+    pacer = Pacer()
     for document in documents:
         lines += _line_count(document)
         for chunk in text_chunks(document):
             _count_chars(chunk, chars)
             words.update(WORD.findall(chunk.lower()))
             done += len(chunk)
-            yield Progress(done, total, "Counting words and characters")
+            if pacer.due():
+                yield Progress(done, total, "Counting words and characters")
     ranked = sorted(words.items(), key=lambda wc: (-wc[1], wc[0]))
     return CorpusStats(
         characters=sum(len(d) for d in documents),

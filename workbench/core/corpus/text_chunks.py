@@ -8,9 +8,31 @@ megabyte takes some 10-30 ms) and lets a job yield and be cancelled.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 CHUNK_CHARS = 1 << 18
+PROGRESS_RATE_HZ = 30.0
+
+
+class Pacer:
+    """Says when a loop should yield its next Progress: at most `rate` times a second.
+
+    A chunk is often done in a millisecond; an event for each would flood the GUI thread
+    with hundreds of status-bar updates a second, which freezes it as surely as a long call.
+    The first call is always due, so a job reports at once.
+    """
+
+    def __init__(self, rate: float = PROGRESS_RATE_HZ) -> None:
+        self.interval = 1.0 / rate
+        self.next = 0.0
+
+    def due(self) -> bool:
+        now = time.monotonic()
+        if now >= self.next:
+            self.next = now + self.interval
+            return True
+        return False
 
 
 def text_chunks(text: str, size: int = CHUNK_CHARS) -> Iterator[str]:

@@ -140,8 +140,13 @@ class CorpusPanel(Panel):
                 "encoding": self.encoding.currentText().strip()}
 
     def open_path(self, path: str) -> bool:
-        window = self.window()
-        opener = getattr(window, "open_corpus", None) or self.controller.open_corpus
+        """Open through the main window (it records recent files), else the controller."""
+        opener, widget = self.controller.open_corpus, self.parentWidget()
+        while widget is not None:  # a floating dock is a window of its own: walk up parents
+            if hasattr(widget, "open_corpus"):
+                opener = widget.open_corpus
+                break
+            widget = widget.parentWidget()
         return opener(path, **self.options())
 
     def choose_file(self) -> None:
