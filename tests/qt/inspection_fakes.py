@@ -45,8 +45,8 @@ def lstm_trace(step: int = 100, hidden: int = 6, seed: int = 0) -> Trace:
             v = layer.values[gate]
             extras[f"saturation/{layer.name}/{gate}"] = np.stack(
                 [(v < 0.1).mean(0), (v > 0.9).mean(0)], 1)
-        extras[f"grad_norm/{layer.name}"] = 0.8 ** np.arange(t - 1)[::-1] * (1 + layer.name[-1]
-                                                                             .isdigit())
+        decay = 0.8 if layer.name.endswith("0") else 0.6
+        extras[f"grad_norm/{layer.name}"] = decay ** np.arange(t - 1)[::-1]
     return Trace(np.arange(t), PROBE, logits, layers, extras=extras)
 
 

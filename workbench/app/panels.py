@@ -6,6 +6,12 @@ from workbench.qt.panel import Panel
 
 
 def panel_types() -> list[type[Panel]]:
+    from workbench.qt.panels.attention import AttentionPanel
     from workbench.qt.panels.corpus import CorpusPanel
+    from workbench.qt.panels.gates import GatesPanel
+    from workbench.qt.panels.generate import GeneratePanel
+    from workbench.qt.panels.gradients import GradientsPanel
+    from workbench.qt.panels.nexttoken import NextTokenPanel
 
-    return [CorpusPanel]
+    return [CorpusPanel, GatesPanel, AttentionPanel, GradientsPanel, NextTokenPanel,
+            GeneratePanel]

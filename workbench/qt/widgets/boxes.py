@@ -25,3 +25,12 @@ def row(*widgets: QWidget) -> QWidget:
     for widget in widgets:
         layout.addWidget(widget, 1 if isinstance(widget, QSlider) else 0)
     return box
+
+
+# Okabe–Ito: a qualitative palette distinguishable with the common colour-vision deficiencies
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442",
+           "#000000")
+
+
+def series_colour(index: int) -> str:
+    return PALETTE[index % len(PALETTE)]

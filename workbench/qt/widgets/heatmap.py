@@ -32,10 +32,10 @@ MAX_LABELS = 48  # more tick labels than this would overlap; show every n-th ins
 def ticks(labels: Sequence[str], limit: int = MAX_LABELS) -> list[tuple[float, str]]:
     """Tick positions at cell centres, thinned to at most `limit` labels."""
     every = max(1, int(np.ceil(len(labels) / limit)))
-    return [(i + 0.5, _visible(text)) for i, text in enumerate(labels) if i % every == 0]
+    return [(i + 0.5, visible_token(text)) for i, text in enumerate(labels) if i % every == 0]
 
 
-def _visible(text: str) -> str:
+def visible_token(text: str) -> str:
     """Whitespace tokens shown as symbols so a label is never blank."""
     return (text.replace("\n", "↵").replace(" ", "·").replace("\t", "→")) or "∅"
 
@@ -143,7 +143,7 @@ class Heatmap(QWidget):
         if kind == "NPY":
             np.save(path, self.values)
             return path
-        header = ["row"] + [_visible(c) for c in self.col_labels]
+        header = ["row"] + [visible_token(c) for c in self.col_labels]
         columns = [self.row_labels] + [self.values[:, j].tolist()
                                        for j in range(self.values.shape[1])]
         return export_csv(path, header, columns)

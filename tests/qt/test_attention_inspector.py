@@ -1,0 +1,76 @@
+"""Attention inspector fed a known transformer trace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.qt.inspection_fakes import fake_backend, snapshot, transformer_trace
+from workbench.qt.controller import WorkbenchController
+from workbench.qt.panels.attention import AttentionPanel
+
+
+@pytest.fixture
+def panel(qtbot):
+    controller = WorkbenchController(fake_backend())
+    widget = AttentionPanel(controller)
+    qtbot.addWidget(widget)
+    yield widget
+    controller.shutdown()
+
+
+def publish(qtbot, panel, step):
+    with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):
+        panel.controller.set_snapshot(snapshot(step, "transformer"))
+
+
+def test_heatmap_shows_weights_with_the_causal_mask(qtbot, panel):
+    publish(qtbot, panel, 100)
+    trace = transformer_trace(100)
+    panel.layer_box.setCurrentIndex(1)
+    panel.head_box.setCurrentIndex(2)
+    shown = panel.heatmap.image_values()
+    attn = trace.layer("block1").values["attn"][2]
+    lower = np.tril_indices(attn.shape[0])
+    assert np.allclose(shown[lower], attn[lower])
+    assert np.isnan(shown[np.triu_indices(attn.shape[0], 1)]).all()  # the mask, hatched
+    panel.what_box.setCurrentIndex(1)
+    scores = trace.layer("block1").values["scores"][2]
+    assert np.allclose(panel.heatmap.image_values()[lower], scores[lower], atol=1e-6)
+
+
+def test_grid_has_a_thumbnail_per_layer_and_head_and_click_opens_it(qtbot, panel):
+    publish(qtbot, panel, 100)
+    assert sorted(panel.thumbnails) == [(li, h) for li in range(2) for h in range(4)]
+    panel.tabs.setCurrentIndex(1)
+    panel.select(1, 3)
+    assert (panel.layer_box.currentIndex(), panel.head_box.currentIndex()) == (1, 3)
+    assert panel.tabs.currentIndex() == 0
+
+
+def test_head_statistics_accumulate_over_snapshots(qtbot, panel):
+    for step in (100, 200, 300):
+        publish(qtbot, panel, step)
+    header, columns = panel._history_data()
+    assert header[:3] == ["step", "head", "entropy"]
+    assert sorted(set(columns[0])) == [100.0, 200.0, 300.0]
+    expected = transformer_trace(200).extras["head_stats/block0"][1, 0]
+    pairs = zip(columns[0], columns[1], strict=True)
+    rows = [i for i, (s, h) in enumerate(pairs) if s == 200 and h == 1]
+    assert np.isclose(columns[2][rows[0]], expected)
+    assert len(panel.history_plot.getPlotItem().listDataItems()) == 4
+
+
+def test_positional_encoding_and_line_view(qtbot, panel):
+    publish(qtbot, panel, 100)
+    pe = transformer_trace(100).extras["positional"]
+    assert np.allclose(panel.positional.image_values(), pe, atol=1e-6)
+    header, columns = panel._line_data()
+    assert len(columns[0]) == 13 * 14 // 2  # one line per query/key pair j <= i
+    assert panel.lines.getPlotItem().listDataItems()
+
+
+def test_recurrent_trace_says_where_to_look(qtbot, panel):
+    with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):
+        panel.controller.set_snapshot(snapshot(100, "lstm"))
+    assert "Gates" in panel.heatmap.plot.titleLabel.text

@@ -1,0 +1,85 @@
+"""Generation console: streaming, hover info, re-sampling, history, clamp, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.qt.inspection_fakes import fake_backend, snapshot
+from workbench.qt.controller import WorkbenchController
+from workbench.qt.panels.generate import GeneratePanel
+
+
+@pytest.fixture
+def panel(qtbot):
+    controller = WorkbenchController(fake_backend())
+    widget = GeneratePanel(controller)
+    qtbot.addWidget(widget)
+    yield widget
+    controller.shutdown()
+
+
+def generate(qtbot, panel, **kwargs):
+    with qtbot.waitSignal(panel.controller.queries.busy_changed,
+                          check_params_cb=lambda busy: not busy, timeout=5000):
+        assert panel.generate(**kwargs)
+
+
+def test_without_a_model_generate_is_disabled_and_explains(panel):
+    assert not panel.generate_button.isEnabled()
+    assert not panel.generate()
+    assert "train a model" in panel.controller.last_error
+
+
+def test_tokens_stream_into_the_console_and_history(qtbot, panel):
+    panel.controller.set_snapshot(snapshot(300))
+    assert "step 300" in panel.source.text() and panel.generate_button.isEnabled()
+    panel.prompt.setPlainText("ROMEO:")
+    generate(qtbot, panel)
+    assert panel.generated_text() == "the king is dead."
+    assert "king" in panel.output.toPlainText() and "ROMEO:" in panel.output.toPlainText()
+    assert panel.history_list.count() == 1 and panel.history[0][1] == "the king is dead."
+    prompt, config, clamp = panel.controller.backend.inspection.generations[-1]
+    assert prompt == "ROMEO:" and config.strategy == "top-k" and clamp is None
+
+
+def test_hover_shows_probability_entropy_rank_and_alternatives(qtbot, panel):
+    panel.controller.set_snapshot(snapshot())
+    generate(qtbot, panel)
+    from PySide6.QtCore import QUrl
+
+    panel._on_hover(QUrl("1"))
+    info = panel.info.text()
+    assert "' king'" in info and "p = 0.250" in info and "rank 2" in info and "'x' 0.100" in info
+
+
+def test_click_resamples_from_that_token_with_the_next_seed(qtbot, panel):
+    panel.controller.set_snapshot(snapshot())
+    panel.prompt.setPlainText("ROMEO:")
+    generate(qtbot, panel)
+    with qtbot.waitSignal(panel.controller.queries.busy_changed,
+                          check_params_cb=lambda busy: not busy, timeout=5000):
+        assert panel.resample_from(2)
+    prompt, config, _ = panel.controller.backend.inspection.generations[-1]
+    assert prompt == "ROMEO:the king" and config.seed == 1
+    assert panel.history_list.count() == 2
+
+
+def test_clamp_settings_reach_the_job(qtbot, panel):
+    panel.controller.set_snapshot(snapshot())
+    panel.clamp_on.setChecked(True)
+    panel.clamp_layer.setValue(1)
+    panel.clamp_index.setValue(7)
+    panel.clamp_value.setValue(0.5)
+    generate(qtbot, panel)
+    assert panel.controller.backend.inspection.generations[-1][2] == {
+        "layer": 1, "unit": 7, "value": 0.5}
+    panel.clamp_kind.setCurrentText("head")
+    assert panel.clamp() == {"layer": 1, "head": 7, "value": 0.5}
+
+
+def test_history_click_restores_an_earlier_output(qtbot, panel):
+    panel.controller.set_snapshot(snapshot())
+    generate(qtbot, panel)
+    panel.output.clear()
+    panel.history_list.setCurrentRow(0)
+    assert "the king is dead." in panel.output.toPlainText()

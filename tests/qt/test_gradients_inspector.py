@@ -1,0 +1,56 @@
+"""Gradient-through-time view: curves equal the trace's norms; runs overlay."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.qt.inspection_fakes import fake_backend, lstm_trace
+from workbench.core.snapshot import Snapshot
+from workbench.qt.controller import WorkbenchController
+from workbench.qt.panels.gradients import GradientsPanel
+
+
+@pytest.fixture
+def panel(qtbot):
+    controller = WorkbenchController(fake_backend())
+    widget = GradientsPanel(controller)
+    qtbot.addWidget(widget)
+    yield widget
+    controller.shutdown()
+
+
+def publish(qtbot, panel, step, run="lstm-run", arch="lstm"):
+    snap = Snapshot({"arch": arch}, {}, {}, step=step, run_name=run)
+    with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):
+        panel.controller.set_snapshot(snap)
+
+
+def test_curves_are_the_gradient_norms_per_layer(qtbot, panel):
+    publish(qtbot, panel, 100)
+    assert panel.controller.backend.inspection.probes[-1][2] is True  # asked for gradients
+    curves = dict(panel.curves())
+    trace = lstm_trace(100)
+    assert np.allclose(curves["lstm-run @ 100: lstm0"], trace.extras["grad_norm/lstm0"])
+    assert np.allclose(curves["lstm-run @ 100: lstm1"], trace.extras["grad_norm/lstm1"])
+    assert len(panel.plot.getPlotItem().listDataItems()) == 2
+
+
+def test_a_new_snapshot_replaces_its_run_and_other_runs_overlay(qtbot, panel):
+    publish(qtbot, panel, 100)
+    publish(qtbot, panel, 200)
+    publish(qtbot, panel, 50, run="gru-run", arch="gru")
+    names = [name for name, _ in panel.curves()]
+    assert names == ["lstm-run @ 200: lstm0", "lstm-run @ 200: lstm1", "gru-run @ 50: lstm0",
+                     "gru-run @ 50: lstm1"]
+    panel.clear_other_runs()
+    assert [name for name, _ in panel.curves()][0].startswith("gru-run")
+
+
+def test_normalising_divides_by_the_last_step(qtbot, panel):
+    publish(qtbot, panel, 100)
+    panel.normalise.setChecked(True)
+    for _, y in panel.curves():
+        assert np.isclose(y[-1], 1.0)
+    header, columns = panel._data()
+    assert header[0] == "t" and len(columns) == 3

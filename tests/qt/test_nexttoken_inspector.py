@@ -1,0 +1,49 @@
+"""Next-token view fed a known trace: table, bars, loss colouring and PCA path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.qt.inspection_fakes import fake_backend, lstm_trace, snapshot
+from workbench.qt.controller import WorkbenchController
+from workbench.qt.panels.nexttoken import NextTokenPanel, loss_html
+
+
+@pytest.fixture
+def panel(qtbot):
+    controller = WorkbenchController(fake_backend())
+    widget = NextTokenPanel(controller)
+    qtbot.addWidget(widget)
+    with qtbot.waitSignal(widget.probe_bar.result_ready, timeout=5000):
+        controller.set_snapshot(snapshot(100))
+    yield widget
+    controller.shutdown()
+
+
+def test_table_lists_top_k_per_position(panel):
+    trace = lstm_trace(100)
+    assert panel.table.rowCount() == len(trace.token_text)
+    assert panel.table.item(3, 2).text() == "e  0.40"
+    assert panel.table.item(5, 1).text() == f"{trace.extras['token_loss'][5]:.2f}"
+
+
+def test_selecting_a_position_draws_its_distribution(panel):
+    panel.select_position(4)
+    heights = panel.bars.opts["height"]
+    assert np.allclose(heights, lstm_trace(100).extras["topk_probs"][4])
+
+
+def test_probe_text_is_coloured_by_loss_and_path_is_drawn(panel):
+    html = panel.text_view.text()
+    assert html.count("background:") == len(lstm_trace().token_text) - 1  # first: no loss
+    assert "mean loss" in html
+    scatter = [i for i in panel.path_plot.getPlotItem().items
+               if type(i).__name__ == "ScatterPlotItem"]
+    x, y = scatter[0].getData()
+    assert np.allclose(x, lstm_trace(100).extras["pca_path"][:, 0])
+
+
+def test_loss_html_links_each_token():
+    text = loss_html(["a", "b"], np.array([np.nan, 2.0]), 2.0)
+    assert 'href="0"' in text and 'href="1"' in text and "loss 2.00" in text

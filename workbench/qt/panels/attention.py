@@ -1,0 +1,238 @@
+"""Attention inspector: where each head of a transformer looks along the probe.
+
+Per layer and head, the attention weights α (or the pre-softmax scores) as a query × key
+heatmap with the causal mask hatched; a layers × heads grid of thumbnails (click one to open
+it); a line view linking each token to the tokens it attends to; per-head statistics over the
+snapshots seen during training; the model's own positional encoding (positions × dimensions).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout
+
+from workbench.qt.panel import Panel
+from workbench.qt.widgets.boxes import column, series_colour
+from workbench.qt.widgets.cell_equations import card_html
+from workbench.qt.widgets.heatmap import Heatmap, ticks
+from workbench.qt.widgets.plot_export import PlotExportBar
+from workbench.qt.widgets.probe_bar import ProbeBar
+
+STATISTICS = ("entropy", "mean distance", "previous token", "first token")
+LINE_BUCKETS = (0.05, 0.15, 0.3, 0.5, 0.75)  # weights drawn thicker and darker per bucket
+
+
+def masked(matrix: np.ndarray) -> np.ndarray:
+    """The matrix with the causal mask's future cells (j > i) set to NaN (drawn hatched)."""
+    out = np.array(matrix, dtype=np.float32)
+    out[np.triu_indices(out.shape[0], 1)] = np.nan
+    out[~np.isfinite(out)] = np.nan
+    return out
+
+
+class AttentionPanel(Panel):
+    name: ClassVar[str] = "attention"
+    title: ClassVar[str] = "Attention"
+    area: ClassVar[str] = "right"
+
+    def __init__(self, controller, parent=None) -> None:
+        super().__init__(controller, parent)
+        self.trace: Any = None
+        self.history: list[tuple[int, dict[str, np.ndarray]]] = []
+        self.probe_bar = ProbeBar(controller, self._request)
+        self.probe_bar.result_ready.connect(self.show_trace)
+        self.layer_box, self.head_box = QComboBox(), QComboBox()
+        self.what_box, self.stat_box = QComboBox(), QComboBox()
+        self.what_box.addItems(["weights α", "scores QKᵀ/√d_k"])
+        self.stat_box.addItems(STATISTICS)
+        for box in (self.layer_box, self.head_box, self.what_box):
+            box.currentIndexChanged.connect(self._draw)
+        self.stat_box.currentIndexChanged.connect(self._draw_history)
+        controls = QHBoxLayout()
+        for label, box in (("Layer", self.layer_box), ("Head", self.head_box),
+                           ("Show", self.what_box)):
+            controls.addWidget(QLabel(label))
+            controls.addWidget(box, 1)
+        self.heatmap = Heatmap("", "key (attended token)", "query token", name="attention",
+                               on_error=controller.report_error)
+        self.grid = pg.GraphicsLayoutWidget()
+        self.grid.setBackground("w")
+        self.thumbnails: dict[tuple[int, int], pg.ImageItem] = {}
+        self.lines = pg.PlotWidget(background="w")
+        self.lines.hideAxis("bottom")
+        self.lines.hideAxis("left")
+        self.lines.invertY(True)
+        self.history_plot = pg.PlotWidget(background="w")
+        self.history_plot.setLabel("bottom", "training step")
+        self.history_plot.addLegend(offset=(5, 5))
+        self.positional = Heatmap("", "dimension", "position", name="positional_encoding",
+                                  on_error=controller.report_error)
+        self.card = QLabel(card_html("attention"))
+        self.card.setWordWrap(True)
+        self.card.setTextFormat(Qt.TextFormat.RichText)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.heatmap, "Heatmap")
+        self.tabs.addTab(column(self.grid, PlotExportBar(self.grid, None, "attention_grid",
+                                                         controller.report_error)), "All heads")
+        self.tabs.addTab(column(self.lines, PlotExportBar(self.lines, self._line_data,
+                                                          "attention_lines",
+                                                          controller.report_error)), "Lines")
+        self.tabs.addTab(column(self.stat_box, self.history_plot, PlotExportBar(
+            self.history_plot, self._history_data, "head_statistics", controller.report_error)),
+            "Heads over training")
+        self.tabs.addTab(self.positional, "Positions")
+        self.tabs.addTab(self.card, "Equations")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.probe_bar)
+        layout.addLayout(controls)
+        layout.addWidget(self.tabs, 1)
+
+    def _request(self, snapshot, text):
+        return self.controller.backend.inspection.probe_job(snapshot, text, gradients=False)
+
+    def attention_layers(self) -> list:
+        return [] if self.trace is None else [
+            layer for layer in self.trace.layers if "attn" in layer.values]
+
+    # --- data in ------------------------------------------------------------------------------
+
+    def show_trace(self, trace: Any) -> None:
+        self.trace = trace
+        layers = self.attention_layers()
+        step = int(trace.extras.get("step", 0))
+        stats = {k.split("/", 1)[1]: v for k, v in trace.extras.items()
+                 if k.startswith("head_stats/")}
+        if stats:
+            self.history = [h for h in self.history if h[0] != step] + [(step, stats)]
+            self.history.sort(key=lambda item: item[0])
+        if not layers:
+            self.heatmap.plot.setTitle("This model has no attention layers: see Gates.")
+            return
+        for box, items in ((self.layer_box, [layer.name for layer in layers]),
+                           (self.head_box, [f"head {h}" for h in
+                                            range(layers[0].values["attn"].shape[0])])):
+            current = box.currentIndex()
+            box.blockSignals(True)
+            box.clear()
+            box.addItems(items)
+            box.setCurrentIndex(min(max(current, 0), len(items) - 1))
+            box.blockSignals(False)
+        self._draw()
+        self._draw_grid()
+        self._draw_history()
+        positional = trace.extras.get("positional")
+        if positional is not None:
+            self.positional.set_data(np.asarray(positional), [str(i) for i in range(
+                len(positional))], [str(d) for d in range(np.shape(positional)[1])],
+                title="positional encoding added to the embeddings")
+            self.positional.colorbar.setColorMap(pg.colormap.get("cividis"))
+
+    def select(self, layer: int, head: int) -> None:
+        self.layer_box.setCurrentIndex(layer)
+        self.head_box.setCurrentIndex(head)
+        self.tabs.setCurrentIndex(0)
+
+    # --- drawing ------------------------------------------------------------------------------
+
+    def current(self) -> tuple[Any, int]:
+        layers = self.attention_layers()
+        if not layers:
+            return None, 0
+        return layers[max(self.layer_box.currentIndex(), 0)], max(self.head_box.currentIndex(), 0)
+
+    def _draw(self) -> None:
+        layer, head = self.current()
+        if layer is None:
+            return
+        scores = self.what_box.currentIndex() == 1 and "scores" in layer.values
+        matrix = layer.values["scores" if scores else "attn"][head]
+        tokens = self.trace.token_text
+        what = "scores QKᵀ/√d_k" if scores else "weights α"
+        self.heatmap.set_data(masked(matrix), tokens, tokens,
+                              levels=None if scores else (0.0, 1.0),
+                              title=f"{layer.name}, head {head}: {what}")
+        self._draw_lines(np.asarray(layer.values["attn"][head]))
+
+    def _draw_grid(self) -> None:
+        self.grid.clear()
+        self.thumbnails.clear()
+        cmap = pg.colormap.get("viridis")
+        layers = self.attention_layers()
+        for h in range(layers[0].values["attn"].shape[0] if layers else 0):
+            self.grid.addLabel(f"head {h}", row=0, col=h + 1, color="k")
+        for li, layer in enumerate(layers):
+            self.grid.addLabel(layer.name, row=li + 1, col=0, angle=-90, color="k")
+            for h, matrix in enumerate(layer.values["attn"]):
+                box = self.grid.addViewBox(row=li + 1, col=h + 1, lockAspect=True,
+                                           invertY=True, enableMouse=False)
+                image = pg.ImageItem(masked(matrix), axisOrder="row-major", levels=(0, 1))
+                image.setColorMap(cmap)
+                image.mouseClickEvent = lambda _ev, li=li, h=h: self.select(li, h)
+                image.setToolTip(f"{layer.name}, head {h}: click to open")
+                box.addItem(image)
+                self.thumbnails[(li, h)] = image
+
+    def _draw_lines(self, attn: np.ndarray) -> None:
+        """Keys on the left, queries on the right; a line per weight above 0.05."""
+        plot = self.lines
+        plot.clear()
+        tokens = self.trace.token_text
+        t = len(tokens)
+        for x, anchor in ((0.0, (1, 0.5)), (1.0, (0, 0.5))):
+            for i, text in ticks(tokens, 64):
+                label = pg.TextItem(text, color="k", anchor=anchor)
+                label.setPos(x, i - 0.5)
+                plot.addItem(label)
+        for lo, hi in zip(LINE_BUCKETS, LINE_BUCKETS[1:] + (1.01,), strict=True):
+            rows, cols = np.nonzero((attn >= lo) & (attn < hi))
+            if len(rows) == 0:
+                continue
+            xs = np.repeat([[0.0, 1.0]], len(rows), axis=0).ravel()
+            ys = np.stack([cols, rows], axis=1).ravel().astype(float)
+            alpha = int(60 + 195 * min(hi, 1.0))
+            plot.plot(xs, ys, connect="pairs",
+                      pen=pg.mkPen(31, 119, 180, alpha, width=1 + 4 * lo))
+        plot.setXRange(-0.4, 1.4)
+        plot.setYRange(-1, t)
+        plot.setTitle("keys (left) → queries (right): thicker = more attention")
+
+    def _draw_history(self) -> None:
+        plot = self.history_plot
+        plot.clear()
+        layer, _ = self.current()
+        if layer is None or not self.history:
+            return
+        column_index = max(self.stat_box.currentIndex(), 0)
+        steps = [s for s, stats in self.history if layer.name in stats]
+        values = np.array([stats[layer.name][:, column_index] for _, stats in self.history
+                           if layer.name in stats])  # (snapshots, heads)
+        for head in range(values.shape[1]):
+            colour = series_colour(head)
+            plot.plot(steps, values[:, head], pen=pg.mkPen(colour, width=2), symbol="o",
+                      symbolSize=5, symbolBrush=colour, name=f"head {head}")
+        plot.setLabel("left", STATISTICS[column_index])
+        plot.setTitle(f"{layer.name}: {STATISTICS[column_index]} per head over training")
+
+    def _line_data(self):
+        layer, head = self.current()
+        if layer is None:
+            return ["query", "key", "weight"], [[], [], []]
+        attn = np.asarray(layer.values["attn"][head])
+        rows, cols = np.tril_indices(attn.shape[0])
+        return ["query", "key", "weight"], [rows.tolist(), cols.tolist(),
+                                            attn[rows, cols].tolist()]
+
+    def _history_data(self):
+        layer, _ = self.current()
+        header, columns = ["step", "head", *STATISTICS], [[] for _ in range(6)]
+        for step, stats in self.history:
+            if layer is None or layer.name not in stats:
+                continue
+            for head, row in enumerate(stats[layer.name]):
+                for target, value in zip(columns, [step, head, *row], strict=True):
+                    target.append(float(value))
+        return header, columns

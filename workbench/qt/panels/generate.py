@@ -1,0 +1,268 @@
+"""Generation console: prompt the model and watch text stream under a decoding strategy.
+
+Tokens arrive as `TokenGenerated` events from a cancellable query on a snapshot (the session's
+latest, or a checkpoint the user opens). Hover a token for its probability, entropy, rank and
+the top alternatives; click one to re-sample from there (the text before it becomes the
+prompt, with the next seed). A unit or attention head can be clamped while generating. Every
+generation goes into the history.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+from typing import Any, ClassVar
+
+from PySide6.QtCore import Qt, QTimer, QUrl, Slot
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QLabel,
+    QListWidget,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTextBrowser,
+    QToolTip,
+    QVBoxLayout,
+)
+
+from workbench.core.config.generation import GenerationConfig
+from workbench.core.events import TokenGenerated
+from workbench.qt.panel import Panel
+from workbench.qt.widgets.boxes import column, row
+from workbench.qt.widgets.config_form import ConfigForm
+
+
+def describe(token: TokenGenerated) -> str:
+    alternatives = ", ".join(f"{html.escape(repr(t), quote=False)} {p:.3f}"
+                             for t, p in token.alternatives)
+    return (f"<b>{html.escape(repr(token.text), quote=False)}</b> p = {token.probability:.3f}, "
+            f"entropy {token.entropy:.2f} nats, rank {token.rank + 1}<br>"
+            f"top: {alternatives}")
+
+
+class GeneratePanel(Panel):
+    name: ClassVar[str] = "generate"
+    title: ClassVar[str] = "Generate"
+    area: ClassVar[str] = "bottom"
+
+    def __init__(self, controller, parent=None) -> None:
+        super().__init__(controller, parent)
+        self.snapshot: Any = controller.snapshot
+        self.loaded = False  # a checkpoint the user opened replaces the session's snapshots
+        self.tokens: list[TokenGenerated] = []
+        self.prompt_used = ""
+        self.history: list[tuple[str, str, GenerationConfig]] = []
+        self._generating = False
+        self._dirty = False
+        self.source = QLabel()
+        open_button = QPushButton("Open checkpoint…")
+        open_button.clicked.connect(self.ask_checkpoint)
+        self.prompt = QPlainTextEdit("ROMEO:\n")
+        self.prompt.setPlaceholderText("Prompt (empty: start from the beginning-of-text token)")
+        self.prompt.setMaximumHeight(70)
+        self.form = ConfigForm(GenerationConfig)
+        self.clamp_on = QCheckBox("Clamp")
+        self.clamp_on.setToolTip("Fix one recurrent unit (its h_t) or one attention head's "
+                                 "output to a value at every step, and see the text change.")
+        self.clamp_kind = QComboBox()
+        self.clamp_kind.addItems(["unit", "head"])
+        self.clamp_layer, self.clamp_index = QSpinBox(), QSpinBox()
+        self.clamp_layer.setRange(0, 64)
+        self.clamp_index.setRange(0, 100000)
+        self.clamp_value = QDoubleSpinBox()
+        self.clamp_value.setRange(-100, 100)
+        self.clamp_value.setSingleStep(0.1)
+        self.generate_button = QPushButton("Generate")
+        self.generate_button.setDefault(True)
+        self.generate_button.clicked.connect(self.generate)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop)
+        self.output = QTextBrowser()
+        self.output.setOpenLinks(False)
+        self.output.highlighted.connect(self._on_hover)
+        self.output.anchorClicked.connect(self._on_click)
+        self.info = QLabel("Hover a token for its probability and alternatives; click it to "
+                           "re-sample from there.")
+        self.info.setWordWrap(True)
+        self.info.setTextFormat(Qt.TextFormat.RichText)
+        self.history_list = QListWidget()
+        self.history_list.currentRowChanged.connect(self._show_history)
+        self.timer = QTimer(self)
+        self.timer.setInterval(33)  # redraw the stream at most ~30 times a second
+        self.timer.timeout.connect(self._redraw)
+        clamp_row = row(self.clamp_on, self.clamp_kind, QLabel("layer"), self.clamp_layer,
+                        QLabel("index"), self.clamp_index, QLabel("value"), self.clamp_value)
+        left = column(row(self.source, open_button), QLabel("Prompt"), self.prompt, self.form,
+                      clamp_row, row(self.generate_button, self.stop_button))
+        left.layout().addStretch(1)
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(column(self.output, self.info))
+        right.addWidget(column(QLabel("History"), self.history_list))
+        right.setSizes([400, 120])
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setSizes([330, 570])
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+        controller.snapshot_changed.connect(self._on_snapshot)
+        controller.queries.event.connect(self._on_event)
+        self._show_source()
+
+    # --- source -------------------------------------------------------------------------------
+
+    @Slot(object)
+    def _on_snapshot(self, snapshot: Any) -> None:
+        if not self.loaded:
+            self.snapshot = snapshot
+            self._show_source()
+
+    def _show_source(self) -> None:
+        if self.snapshot is None:
+            self.source.setText("No model yet: train one or open a checkpoint.")
+        else:
+            self.source.setText(f"Model: {self.snapshot.label}")
+        self.generate_button.setEnabled(self.snapshot is not None and not self._generating)
+
+    def ask_checkpoint(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open checkpoint", "", "Checkpoints (*.safetensors *.json);;All files (*)")
+        if path:
+            self.open_checkpoint(path)
+
+    def open_checkpoint(self, path: str) -> bool:
+        try:
+            spec = self.controller.backend.inspection.load_checkpoint_job(path)
+        except Exception as exc:  # noqa: BLE001 - a bad path is reported, never raised
+            self.controller.report_error(str(exc))
+            return False
+        return self.controller.run_query(spec, on_result=self.use_snapshot)
+
+    def use_snapshot(self, snapshot: Any) -> None:
+        self.snapshot, self.loaded = snapshot, True
+        self._show_source()
+
+    # --- generating ---------------------------------------------------------------------------
+
+    def clamp(self) -> dict | None:
+        if not self.clamp_on.isChecked():
+            return None
+        return {"layer": self.clamp_layer.value(), self.clamp_kind.currentText():
+                self.clamp_index.value(), "value": self.clamp_value.value()}
+
+    def generate(self, prompt: str | None = None) -> bool:
+        config = self.form.config()
+        if self.snapshot is None or config is None:
+            self.controller.report_error("Nothing to generate with: train a model or open a "
+                                         "checkpoint, and fix the settings marked in red.")
+            return False
+        prompt = self.prompt.toPlainText() if prompt is None else prompt
+        try:
+            spec = self.controller.backend.inspection.generation_job(
+                self.snapshot, prompt, config, self.clamp())
+        except Exception as exc:  # noqa: BLE001 - bad settings: say what to change
+            self.controller.report_error(str(exc))
+            return False
+        self.tokens, self.prompt_used, self._config = [], prompt, config
+        self._generating = True
+        if not self.controller.run_query(spec, on_result=self._on_done, on_error=self._on_stop):
+            self._generating = False
+            return False
+        self.generate_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        self._dirty = True
+        self._redraw()
+        self.timer.start()
+        return True
+
+    def stop(self) -> None:
+        if self._generating:
+            self.controller.queries.cancel()
+
+    @Slot(object)
+    def _on_event(self, event: Any) -> None:
+        if self._generating and isinstance(event, TokenGenerated):
+            self.tokens.append(event)
+            self._dirty = True
+
+    def _on_done(self, result: Any) -> None:
+        self._finish()
+        self.history.append((self.prompt_used, result.text, self._config))
+        stopped = getattr(result, "stopped_by", "")
+        first = self.prompt_used.strip().splitlines()[0][:40] if self.prompt_used.strip() else ""
+        self.history_list.addItem(f"{first or '(empty prompt)'} → {len(self.tokens)} tokens, "
+                                  f"{self._config.strategy}, seed {self._config.seed} "
+                                  f"({stopped})")
+
+    def _on_stop(self, _outcome: Any) -> None:
+        self._finish()
+
+    def _finish(self) -> None:
+        self._generating = False
+        self.timer.stop()
+        self._dirty = True
+        self._redraw()
+        self.stop_button.setEnabled(False)
+        self._show_source()
+
+    # --- output -------------------------------------------------------------------------------
+
+    def generated_text(self) -> str:
+        return "".join(t.text for t in self.tokens)
+
+    def _redraw(self) -> None:
+        if not self._dirty:
+            return
+        self._dirty = False
+        parts = [f'<span style="color:#777777">{_escape(self.prompt_used)}</span>']
+        for i, token in enumerate(self.tokens):
+            weight = "bold" if token.rank > 0 else "normal"  # not the argmax: sampled
+            parts.append(f'<a href="{i}" style="color:#000000; text-decoration:none; '
+                         f'font-weight:{weight}">{_escape(token.text) or "⏎"}</a>')
+        self.output.setHtml("<div style='font-family: monospace; font-size: 12pt'>"
+                            + "".join(parts) + "</div>")
+        self.output.moveCursor(QTextCursor.MoveOperation.End)
+
+    def _on_hover(self, url: QUrl) -> None:
+        if not url.toString():
+            return
+        index = int(url.toString())
+        if 0 <= index < len(self.tokens):
+            self.info.setText(describe(self.tokens[index]))
+            QToolTip.showText(self.output.cursor().pos(), self.info.text(), self.output)
+
+    def _on_click(self, url: QUrl) -> None:
+        self.resample_from(int(url.toString()))
+
+    def resample_from(self, index: int) -> bool:
+        """Keep the text before token `index`, and generate again from there with the next
+        seed (the same seed would draw the same token again)."""
+        if self._generating or not 0 <= index < len(self.tokens):
+            return False
+        prefix = self.prompt_used + "".join(t.text for t in self.tokens[:index])
+        config = self.form.config()
+        if config is None:
+            return False
+        self.form.set_config(dataclasses.replace(config, seed=config.seed + 1))
+        self.prompt.setPlainText(prefix)
+        return self.generate(prefix)
+
+    def _show_history(self, row_index: int) -> None:
+        if self._generating or not 0 <= row_index < len(self.history):
+            return
+        prompt, text, _config = self.history[row_index]
+        self.output.setHtml(f'<div style="font-family: monospace; font-size: 12pt">'
+                            f'<span style="color:#777777">{_escape(prompt)}</span>'
+                            f'{_escape(text)}</div>')
+
+
+def _escape(text: str) -> str:
+    return html.escape(text).replace("\n", "<br>")
+

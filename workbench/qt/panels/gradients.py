@@ -1,0 +1,136 @@
+"""Gradient through time: ‖∂L/∂h_t‖ against t for each recurrent layer, along the probe.
+
+The curve shows how much the probe's loss still depends on the state at each earlier step:
+falling steeply going back is the vanishing gradient, rising the exploding one (SEEDS.md 4.2
+figure 12). Each new snapshot replaces its run's curves; curves of other runs stay, so the
+Elman RNN, LSTM and GRU runs a user opened can be compared on one plot.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+
+from workbench.qt.panel import Panel
+from workbench.qt.widgets.boxes import series_colour
+from workbench.qt.widgets.cell_equations import card_html
+from workbench.qt.widgets.plot_export import PlotExportBar
+from workbench.qt.widgets.probe_bar import ProbeBar
+
+LAYER_STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine,
+                Qt.PenStyle.DashDotLine)
+
+
+class GradientsPanel(Panel):
+    name: ClassVar[str] = "gradients"
+    title: ClassVar[str] = "Gradient through time"
+    area: ClassVar[str] = "bottom"
+
+    def __init__(self, controller, parent=None) -> None:
+        super().__init__(controller, parent)
+        # run label -> (step, {layer name: norms (T-1,)}); one entry per run shown
+        self.runs: dict[str, tuple[int, dict[str, np.ndarray]]] = {}
+        self.tokens: list[str] = []
+        self.probe_bar = ProbeBar(controller, self._request)
+        self.probe_bar.result_ready.connect(self.show_trace)
+        self.log_scale = QCheckBox("Log scale")
+        self.log_scale.setChecked(True)
+        self.log_scale.toggled.connect(self._draw)
+        self.normalise = QCheckBox("Divide by the last step's norm")
+        self.normalise.setToolTip("Compare the decay of runs whose losses differ in size.")
+        self.normalise.toggled.connect(self._draw)
+        clear = QPushButton("Clear other runs")
+        clear.clicked.connect(self.clear_other_runs)
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setLabel("bottom", "time step t (probe token)")
+        self.plot.setLabel("left", "‖∂L/∂h_t‖")
+        self.plot.showGrid(x=True, y=True, alpha=0.3)
+        self.legend = self.plot.addLegend(offset=(-5, 5))
+        self.card = QLabel(card_html("gradient"))
+        self.card.setWordWrap(True)
+        self.card.setTextFormat(Qt.TextFormat.RichText)
+        self.card.setMaximumWidth(360)
+        self.message = QLabel()
+        controls = QHBoxLayout()
+        for widget in (self.log_scale, self.normalise, clear):
+            controls.addWidget(widget)
+        controls.addStretch(1)
+        controls.addWidget(self.message)
+        body = QHBoxLayout()
+        plot_column = QVBoxLayout()
+        plot_column.addWidget(self.plot, 1)
+        plot_column.addWidget(PlotExportBar(self.plot, self._data, "gradient_through_time",
+                                            controller.report_error))
+        body.addLayout(plot_column, 1)
+        body.addWidget(self.card, 0, Qt.AlignmentFlag.AlignTop)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.probe_bar)
+        layout.addLayout(controls)
+        layout.addLayout(body, 1)
+
+    def _request(self, snapshot, text):
+        return self.controller.backend.inspection.probe_job(snapshot, text, gradients=True)
+
+    def show_trace(self, trace: Any) -> None:
+        norms = {k.split("/", 1)[1]: np.asarray(v) for k, v in trace.extras.items()
+                 if k.startswith("grad_norm/")}
+        snapshot = self.probe_bar.snapshot
+        label = (snapshot.run_name or snapshot.arch) if snapshot is not None else "model"
+        if snapshot is not None and snapshot.arch and snapshot.arch not in label:
+            label = f"{label} ({snapshot.arch})"
+        if not norms:
+            self.message.setText("This model has no recurrent state to differentiate: "
+                                 "gradient through time is for RNN, LSTM and GRU.")
+            return
+        self.message.setText("")
+        self.tokens = list(trace.token_text)
+        self.runs[label] = (int(trace.extras.get("step", 0)), norms)
+        self._draw()
+
+    def clear_other_runs(self) -> None:
+        keep = list(self.runs)[-1:]
+        self.runs = {k: self.runs[k] for k in keep}
+        self._draw()
+
+    def curves(self) -> list[tuple[str, np.ndarray]]:
+        """(legend name, y values as drawn) for every curve on the plot."""
+        out = []
+        for label, (step, norms) in self.runs.items():
+            for layer, values in norms.items():
+                y = np.asarray(values, dtype=np.float64)
+                if self.normalise.isChecked() and len(y) and y[-1] > 0:
+                    y = y / y[-1]
+                out.append((f"{label} @ {step}: {layer}", y))
+        return out
+
+    def _draw(self) -> None:
+        self.plot.clear()
+        self.legend.clear()
+        self.plot.setLogMode(y=self.log_scale.isChecked())
+        for run_index, (label, (step, norms)) in enumerate(self.runs.items()):
+            for layer_index, layer in enumerate(norms):
+                name = f"{label} @ {step}: {layer}"
+                y = dict(self.curves())[name]
+                if self.log_scale.isChecked():
+                    y = np.maximum(y, 1e-30)  # log of an exact zero would drop the point
+                pen = pg.mkPen(series_colour(run_index), width=2,
+                               style=LAYER_STYLES[layer_index % len(LAYER_STYLES)])
+                self.plot.plot(np.arange(len(y)), y, pen=pen, name=name, symbol="o",
+                               symbolSize=4, symbolBrush=series_colour(run_index))
+        shown = self.tokens[:-1]  # the gradient at t is for the state after token t
+        every = max(1, len(shown) // 40)
+        self.plot.getAxis("bottom").setTicks(
+            [[(i, text) for i, text in enumerate(shown)][::every]])
+        self.plot.setTitle("‖∂L/∂h_t‖ along the probe: how far back the loss reaches")
+
+    def _data(self):
+        curves = self.curves()
+        length = max((len(y) for _, y in curves), default=0)
+        header = ["t"] + [name for name, _ in curves]
+        columns = [list(range(length))] + [
+            list(y) + [float("nan")] * (length - len(y)) for _, y in curves]
+        return header, columns

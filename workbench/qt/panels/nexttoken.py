@@ -1,0 +1,196 @@
+"""Next-token view: what the model expects at each probe position, and its hidden-state path.
+
+The probe text is coloured by each token's loss −log p(x_t | x_<t) (bright = surprising); a
+table gives the top-k next tokens with probabilities at every position; a bar chart shows the
+selected position's distribution (SEEDS.md 4.5 figure 28); the last layer's hidden states are
+projected on their two principal components and drawn as a path through the probe.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, ClassVar
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+)
+
+from workbench.qt.panel import Panel
+from workbench.qt.widgets.boxes import column
+from workbench.qt.widgets.heatmap import visible_token
+from workbench.qt.widgets.plot_export import PlotExportBar
+from workbench.qt.widgets.probe_bar import ProbeBar
+
+
+def loss_html(tokens: list[str], losses: np.ndarray, top: float) -> str:
+    """Tokens with a background from the cividis map by loss (NaN: no prediction, white)."""
+    cmap = pg.colormap.get("cividis")
+    parts = []
+    for t, (token, loss) in enumerate(zip(tokens, losses, strict=False)):
+        shown = html.escape(token).replace("\n", "↵<br>") or "∅"
+        if not np.isfinite(loss):
+            parts.append(f'<a href="{t}" style="color:black; text-decoration:none">{shown}</a>')
+            continue
+        colour = cmap.map(min(float(loss) / top, 1.0), mode="qcolor")
+        ink = "white" if colour.lightness() < 128 else "black"
+        parts.append(f'<a href="{t}" style="background:{colour.name()}; color:{ink}; '
+                     f'text-decoration:none" title="loss {loss:.2f} nats">{shown}</a>')
+    return "<div style='font-family: monospace; font-size: 13pt'>" + "".join(parts) + "</div>"
+
+
+class NextTokenPanel(Panel):
+    name: ClassVar[str] = "nexttoken"
+    title: ClassVar[str] = "Next token"
+    area: ClassVar[str] = "bottom"
+
+    def __init__(self, controller, parent=None) -> None:
+        super().__init__(controller, parent)
+        self.trace: Any = None
+        self.position = 0
+        self.probe_bar = ProbeBar(controller, self._request)
+        self.probe_bar.result_ready.connect(self.show_trace)
+        self.text_view = QLabel("Probe a model to see its per-token loss here.")
+        self.text_view.setWordWrap(True)
+        self.text_view.setTextFormat(Qt.TextFormat.RichText)
+        self.text_view.setToolTip("Colour = loss of each token given the ones before it "
+                                  "(cividis: dark = expected, yellow = surprising). Click one.")
+        self.text_view.linkActivated.connect(lambda link: self.select_position(int(link)))
+        self.table = QTableWidget(0, 0)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.currentCellChanged.connect(lambda row, *_: self.select_position(row))
+        self.bars_plot = pg.PlotWidget(background="w")
+        self.bars_plot.setLabel("left", "probability")
+        self.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush="#0072B2")
+        self.bars_plot.addItem(self.bars)
+        self.path_plot = pg.PlotWidget(background="w")
+        self.path_plot.setAspectLocked(False)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(column(self.bars_plot, PlotExportBar(
+            self.bars_plot, self._bar_data, "next_token", controller.report_error)),
+            "Distribution")
+        self.tabs.addTab(column(self.path_plot, PlotExportBar(
+            self.path_plot, self._path_data, "hidden_state_path", controller.report_error)),
+            "Hidden-state path (PCA)")
+        self.table_export = PlotExportBar(self.bars_plot, self._table_data, "top_k_table",
+                                          controller.report_error)
+        for kind in ("PNG", "SVG"):  # a table has data, not a picture
+            self.table_export.buttons[kind].hide()
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(column(self.table, self.table_export))
+        splitter.addWidget(self.tabs)
+        splitter.setSizes([400, 500])
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.probe_bar)
+        layout.addWidget(self.text_view)
+        layout.addWidget(splitter, 1)
+
+    def _request(self, snapshot, text):
+        return self.controller.backend.inspection.probe_job(snapshot, text, gradients=False)
+
+    def show_trace(self, trace: Any) -> None:
+        self.trace = trace
+        x = trace.extras
+        losses = np.asarray(x["token_loss"], dtype=float)
+        finite = losses[np.isfinite(losses)]
+        top = max(float(finite.max()) if finite.size else 1.0, 1e-6)
+        mean = float(finite.mean()) if finite.size else float("nan")
+        self.text_view.setText(loss_html(trace.token_text, losses, top)
+                               + f"<small>mean loss {mean:.3f} nats/token, "
+                                 f"{mean / np.log(2):.3f} bits</small>")
+        k = x["topk_ids"].shape[1]
+        self.table.blockSignals(True)
+        self.table.clear()
+        self.table.setRowCount(len(trace.token_text))
+        self.table.setColumnCount(2 + k)
+        self.table.setHorizontalHeaderLabels(["token", "loss"] + [f"next #{i + 1}"
+                                                                   for i in range(k)])
+        for t, token in enumerate(trace.token_text):
+            self.table.setItem(t, 0, QTableWidgetItem(visible_token(token)))
+            self.table.setItem(t, 1, QTableWidgetItem(
+                "" if not np.isfinite(losses[t]) else f"{losses[t]:.2f}"))
+            for i in range(k):
+                text = f"{visible_token(str(x['topk_text'][t, i]))}  {x['topk_probs'][t, i]:.2f}"
+                self.table.setItem(t, 2 + i, QTableWidgetItem(text))
+        self.table.blockSignals(False)
+        self.table.resizeColumnsToContents()
+        self._draw_path()
+        self.select_position(min(self.position, len(trace.token_text) - 1))
+
+    def select_position(self, t: int) -> None:
+        if self.trace is None or t < 0:
+            return
+        self.position = t
+        x = self.trace.extras
+        probs = np.asarray(x["topk_probs"][t], dtype=float)
+        labels = [visible_token(str(s)) for s in x["topk_text"][t]]
+        ids = np.asarray(x["topk_ids"][t])
+        actual = int(self.trace.tokens[t + 1]) if t + 1 < len(self.trace.tokens) else -1
+        brushes = ["#D55E00" if i == actual else "#0072B2" for i in ids]
+        self.bars.setOpts(x=np.arange(len(probs)), height=probs, brushes=brushes)
+        self.bars_plot.getAxis("bottom").setTicks([list(enumerate(labels))])
+        self.bars_plot.setYRange(0, 1)
+        context = visible_token("".join(self.trace.token_text[: t + 1])[-30:])
+        self.bars_plot.setTitle(f"after “{context}” (orange: the probe's actual next token)")
+        if self.table.currentRow() != t:
+            self.table.blockSignals(True)
+            self.table.selectRow(t)
+            self.table.blockSignals(False)
+
+    def _draw_path(self) -> None:
+        plot = self.path_plot
+        plot.clear()
+        path = self.trace.extras.get("pca_path")
+        if path is None:
+            return
+        path = np.asarray(path)
+        plot.plot(path[:, 0], path[:, 1], pen=pg.mkPen("#999999", width=1))
+        cmap = pg.colormap.get("viridis")
+        colours = cmap.map(np.linspace(0, 1, len(path)), mode="qcolor")
+        plot.addItem(pg.ScatterPlotItem(path[:, 0], path[:, 1], size=9,
+                                        brush=[pg.mkBrush(c) for c in colours]))
+        for (px, py), token in zip(path, self.trace.token_text, strict=False):
+            label = pg.TextItem(visible_token(token), color="k", anchor=(0, 1))
+            label.setPos(px, py)
+            plot.addItem(label)
+        ratio = self.trace.extras.get("pca_explained", np.zeros(2))
+        plot.setLabel("bottom", f"PC1 ({ratio[0]:.0%} of variance)")
+        plot.setLabel("left", f"PC2 ({ratio[1]:.0%})")
+        plot.setTitle("last layer's state along the probe (dark → light = later)")
+
+    def _bar_data(self):
+        if self.trace is None:
+            return ["rank", "token", "probability"], [[], [], []]
+        x, t = self.trace.extras, self.position
+        return ["rank", "token", "probability"], [
+            list(range(1, x["topk_ids"].shape[1] + 1)), [str(s) for s in x["topk_text"][t]],
+            [float(p) for p in x["topk_probs"][t]]]
+
+    def _path_data(self):
+        if self.trace is None or "pca_path" not in self.trace.extras:
+            return ["t", "token", "pc1", "pc2"], [[], [], [], []]
+        path = np.asarray(self.trace.extras["pca_path"])
+        return ["t", "token", "pc1", "pc2"], [list(range(len(path))), self.trace.token_text,
+                                              path[:, 0].tolist(), path[:, 1].tolist()]
+
+    def _table_data(self):
+        if self.trace is None:
+            return ["t", "token", "loss"], [[], [], []]
+        x = self.trace.extras
+        k = x["topk_ids"].shape[1]
+        header = ["t", "token", "loss"] + [f"next{i + 1}" for i in range(k)] + [
+            f"p{i + 1}" for i in range(k)]
+        columns = [list(range(len(self.trace.token_text))), self.trace.token_text,
+                   [float(v) for v in x["token_loss"]]]
+        columns += [[str(s) for s in x["topk_text"][:, i]] for i in range(k)]
+        columns += [[float(p) for p in x["topk_probs"][:, i]] for i in range(k)]
+        return header, columns
