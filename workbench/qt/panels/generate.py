@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QTextBrowser,
@@ -102,13 +103,20 @@ class GeneratePanel(Panel):
         left = column(row(self.source, open_button), QLabel("Prompt"), self.prompt, self.form,
                       clamp_row, row(self.generate_button, self.stop_button))
         left.layout().addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(left)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(300)
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(column(self.output, self.info))
         right.addWidget(column(QLabel("History"), self.history_list))
         right.setSizes([400, 120])
         splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
+        splitter.addWidget(scroll)
         splitter.addWidget(right)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 2)
         splitter.setSizes([330, 570])
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)

@@ -13,10 +13,17 @@ from typing import Any, ClassVar
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+)
 
 from workbench.qt.panel import Panel
-from workbench.qt.widgets.boxes import series_colour
+from workbench.qt.widgets.boxes import column, series_colour
 from workbench.qt.widgets.cell_equations import card_html
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.probe_bar import ProbeBar
@@ -28,7 +35,7 @@ LAYER_STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine
 class GradientsPanel(Panel):
     name: ClassVar[str] = "gradients"
     title: ClassVar[str] = "Gradient through time"
-    area: ClassVar[str] = "bottom"
+    area: ClassVar[str] = "right"
 
     def __init__(self, controller, parent=None) -> None:
         super().__init__(controller, parent)
@@ -53,24 +60,20 @@ class GradientsPanel(Panel):
         self.card = QLabel(card_html("gradient"))
         self.card.setWordWrap(True)
         self.card.setTextFormat(Qt.TextFormat.RichText)
-        self.card.setMaximumWidth(360)
         self.message = QLabel()
         controls = QHBoxLayout()
         for widget in (self.log_scale, self.normalise, clear):
             controls.addWidget(widget)
         controls.addStretch(1)
         controls.addWidget(self.message)
-        body = QHBoxLayout()
-        plot_column = QVBoxLayout()
-        plot_column.addWidget(self.plot, 1)
-        plot_column.addWidget(PlotExportBar(self.plot, self._data, "gradient_through_time",
-                                            controller.report_error))
-        body.addLayout(plot_column, 1)
-        body.addWidget(self.card, 0, Qt.AlignmentFlag.AlignTop)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(column(self.plot, PlotExportBar(
+            self.plot, self._data, "gradient_through_time", controller.report_error)), "Plot")
+        self.tabs.addTab(self.card, "Equation")
         layout = QVBoxLayout(self)
         layout.addWidget(self.probe_bar)
         layout.addLayout(controls)
-        layout.addLayout(body, 1)
+        layout.addWidget(self.tabs, 1)
 
     def _request(self, snapshot, text):
         return self.controller.backend.inspection.probe_job(snapshot, text, gradients=True)

@@ -50,7 +50,7 @@ def loss_html(tokens: list[str], losses: np.ndarray, top: float) -> str:
 class NextTokenPanel(Panel):
     name: ClassVar[str] = "nexttoken"
     title: ClassVar[str] = "Next token"
-    area: ClassVar[str] = "bottom"
+    area: ClassVar[str] = "right"
 
     def __init__(self, controller, parent=None) -> None:
         super().__init__(controller, parent)

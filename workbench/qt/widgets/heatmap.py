@@ -80,6 +80,9 @@ class Heatmap(QWidget):
                                         width=12)
         self.colorbar.setImageItem(self.image, insert_in=self.plot)
         self.image.mouseClickEvent = self._on_click
+        self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+        self.plot.setTitle(title or "Probe a model to see this view.")
+        self.view.setMinimumHeight(160)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 1)

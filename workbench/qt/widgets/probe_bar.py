@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -58,14 +59,19 @@ class ProbeBar(QWidget):
         self.open_button.setToolTip("Inspect a checkpoint from a run directory (freezes the view).")
         self.open_button.clicked.connect(self.ask_checkpoint)
         self.status = QLabel()
-        self.status.setWordWrap(True)
-        layout = QHBoxLayout(self)
+        self.status.setStyleSheet("color: #555555")
+        self.text.setMinimumWidth(160)
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.addWidget(self.text, 1)
+        buttons.addWidget(self.probe_button)
+        buttons.addWidget(self.freeze)
+        buttons.addWidget(self.open_button)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.text, 3)
-        layout.addWidget(self.probe_button)
-        layout.addWidget(self.freeze)
-        layout.addWidget(self.open_button)
-        layout.addWidget(self.status, 2)
+        layout.setSpacing(2)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
         controller.snapshot_changed.connect(self._on_snapshot)
         controller.queries.busy_changed.connect(self._on_queries_busy)
         self._show_source()
