@@ -12,6 +12,7 @@ def panel_types() -> list[type[Panel]]:
     from workbench.qt.panels.generate import GeneratePanel
     from workbench.qt.panels.gradients import GradientsPanel
     from workbench.qt.panels.nexttoken import NextTokenPanel
+    from workbench.qt.panels.training import TrainingPanel
 
-    return [CorpusPanel, GatesPanel, AttentionPanel, GradientsPanel, NextTokenPanel,
+    return [CorpusPanel, TrainingPanel, GatesPanel, AttentionPanel, GradientsPanel, NextTokenPanel,
             GeneratePanel]

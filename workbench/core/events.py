@@ -75,6 +75,15 @@ TERMINAL_EVENTS = (JobFinished, JobCancelled, JobFailed)
 
 
 @dataclass(frozen=True)
+class RunStarted(Event):
+    """A training run has its folder; `resumed_step` > 0 when it continues a checkpoint."""
+
+    run_dir: str
+    name: str
+    resumed_step: int = 0
+
+
+@dataclass(frozen=True)
 class StepLogged(Event):
     """One optimisation step (the trainer logs every N steps, not necessarily every step)."""
 

@@ -33,6 +33,7 @@ from workbench.core.events import (
     Event,
     JobFinished,
     Progress,
+    RunStarted,
     SampleGenerated,
     SnapshotReady,
     StepLogged,
@@ -262,7 +263,8 @@ def train_steps(request: TrainRequest) -> Iterator[Event]:
     """The training events of one request (set-up happens when the generator starts)."""
     yield Progress(0, None, "Building the model")
     trainer = Trainer(request)
-    yield Progress(0, None, f"Training in {trainer.run_dir.name}")
+    yield RunStarted(str(trainer.run_dir), request.run_name,
+                     trainer.step if request.resume else 0)
     yield from trainer.run()
 
 

@@ -1,0 +1,203 @@
+"""The Training panel against recorded training events (no torch): curves, run list, samples,
+snapshots, controls, run folders and export."""
+
+from __future__ import annotations
+
+import csv
+import math
+import time
+
+import numpy as np
+import pytest
+
+from workbench.app.training_backend import TrainingBackend
+from workbench.core.events import (
+    DivergenceHandled,
+    EvalLogged,
+    JobFinished,
+    Progress,
+    RunStarted,
+    SampleGenerated,
+    SnapshotReady,
+    StepLogged,
+)
+from workbench.core.jobs import JobSpec
+from workbench.core.snapshot import Snapshot
+from workbench.core.training import runs
+from workbench.qt.controller import WorkbenchController
+from workbench.qt.panels.training import TrainingPanel
+from workbench.qt.panels.training.series import ema
+
+
+def recorded_run(run_dir: str, steps: int = 100) -> list:
+    """Events as the trainer yields them: a falling loss, two evaluations, one rollback."""
+    events = [RunStarted(run_dir, "recorded")]
+    for step in range(10, steps + 1, 10):
+        loss = 4.0 * math.exp(-step / 60) + 1.0
+        events.append(StepLogged(step, loss, 1e-3, 0.5, step == 10, step * 256, 5000.0,
+                                 step / 10, clip_rate=0.1))
+        events.append(Progress(step, steps, f"Step {step}"))
+        if step == 50:
+            events.append(EvalLogged(50, 2.5, math.exp(2.5), 2.5 / math.log(2), 50 * 256, 5.0))
+            events.append(SnapshotReady(Snapshot({"arch": "lstm"}, {}, {}, step=50)))
+            events.append(SampleGenerated(50, "To be, or not to be"))
+        if step == 70:
+            events.append(DivergenceHandled(70, "loss is nan", 5e-4, 1, resumed_at=60))
+    events.append(EvalLogged(steps, 1.6, math.exp(1.6), 1.6 / math.log(2), steps * 256, 10.0))
+    events.append(JobFinished(result=run_dir))
+    return events
+
+
+class RecordedTraining(TrainingBackend):
+    """The real facade, except that 'training' replays recorded events (slowly if asked)."""
+
+    def __init__(self, run_dir, delay: float = 0.0) -> None:
+        super().__init__()
+        self.run_dir, self.delay = run_dir, delay
+        self.started = 0
+
+    def train_job(self, corpus, tokens, model_config, training, name=""):
+        self.started += 1
+
+        def job(control):
+            for event in recorded_run(str(self.run_dir)):
+                time.sleep(self.delay)
+                yield event
+
+        return JobSpec("Training recorded", job)
+
+    def list_runs(self):
+        return []
+
+
+class FakeBackend:
+    def __init__(self, training) -> None:
+        self.training = training
+
+
+@pytest.fixture
+def panel(qtbot, tmp_path):
+    run_dir = tmp_path / "run-a"
+    run_dir.mkdir()
+    controller = WorkbenchController(FakeBackend(RecordedTraining(run_dir)))
+    widget = TrainingPanel(controller)
+    qtbot.addWidget(widget)
+    widget.resize(1300, 520)
+    yield widget
+    controller.shutdown()
+
+
+def train_recorded(qtbot, panel):
+    with qtbot.waitSignal(panel.controller.jobs.busy_changed, timeout=10_000,
+                          check_params_cb=lambda busy: not busy):
+        assert panel.start_training()
+
+
+def test_recorded_run_draws_curves_sample_and_snapshot(qtbot, panel, tmp_path):
+    snapshots = []
+    panel.controller.snapshot_changed.connect(snapshots.append)
+    train_recorded(qtbot, panel)
+    key = str(tmp_path / "run-a")
+    series = panel.series[key]
+    # the rollback to step 60 dropped step 70 before it was trained again
+    assert list(series.train["step"]) == [10, 20, 30, 40, 50, 60, 80, 90, 100]
+    assert list(series.val["step"]) == [50, 100]
+    assert [d.step for d in series.divergences] == [70]
+    assert snapshots and snapshots[0].step == 50
+    assert "To be, or not to be" in panel.samples.toPlainText()
+    assert panel.run_list.item_for(key).text() == "recorded"
+    assert runs.read_settings(tmp_path / "run-a")["colour"] == series.colour
+    loss_curve = panel.curves._items[key][("loss", "smooth")]
+    x, y = loss_curve.getData()
+    assert len(x) == 9 and y[-1] < y[0]
+    assert np.allclose(y, ema(series.train["loss"], 0.6))
+    val_x, _ = panel.curves._items[key][("loss", "val")].getData()
+    assert list(val_x) == [50, 100]
+    assert ("loss", "rollback0") in panel.curves._items[key]
+    assert panel.controls.start.isEnabled() and not panel.controls.stop.isEnabled()
+
+
+def test_axis_smoothing_and_log_scale_change_the_plot(qtbot, panel, tmp_path):
+    train_recorded(qtbot, panel)
+    key = str(tmp_path / "run-a")
+    panel.curves.x_axis.setCurrentIndex(1)  # tokens seen
+    x, _ = panel.curves._items[key][("loss", "smooth")].getData()
+    assert x[0] == 10 * 256
+    panel.curves.smoothing.setValue(0)
+    _, y = panel.curves._items[key][("loss", "smooth")].getData()
+    assert np.allclose(y, panel.series[key].train["loss"])
+    raw_x, _ = panel.curves._items[key][("loss", "raw")].getData()
+    assert raw_x is None or len(raw_x) == 0  # no faint copy when nothing is smoothed
+    panel.curves.log_scale.setChecked(True)
+    assert panel.curves.plots["loss"].ctrl.logYCheck.isChecked()
+    assert not panel.curves.plots["lr"].ctrl.logYCheck.isChecked()
+
+
+def test_hiding_renaming_and_exporting_runs(qtbot, panel, tmp_path):
+    train_recorded(qtbot, panel)
+    key = str(tmp_path / "run-a")
+    item = panel.run_list.item_for(key)
+    item.setText("baseline")
+    assert runs.read_settings(tmp_path / "run-a")["name"] == "baseline"
+    bar = panel.curves.export_bar
+    bar.export_to("CSV", tmp_path / "curves.csv")
+    rows = list(csv.DictReader((tmp_path / "curves.csv").read_text().splitlines()))
+    assert len(rows) == 9 + 2 and rows[0]["run"] == "baseline"
+    assert bar.export_to("PNG", tmp_path / "curves.png").stat().st_size > 1000
+    assert bar.export_to("SVG", tmp_path / "curves.svg").stat().st_size > 1000
+    from PySide6.QtCore import Qt
+
+    item.setCheckState(Qt.CheckState.Unchecked)
+    assert key not in panel.curves._items
+    assert panel.curves.csv_data()[1][0] == []
+
+
+def test_pause_and_stop_act_on_the_running_job(qtbot, tmp_path):
+    controller = WorkbenchController(FakeBackend(RecordedTraining(tmp_path, delay=0.05)))
+    panel = TrainingPanel(controller)
+    qtbot.addWidget(panel)
+    assert panel.start_training()
+    qtbot.waitUntil(lambda: panel.controls.stop.isEnabled(), timeout=5000)
+    panel.controls.pause.click()
+    assert controller.jobs.paused and panel.controls.pause.text() == "Resume"
+    panel.controls.pause.click()
+    assert not controller.jobs.paused
+    with qtbot.waitSignal(controller.jobs.busy_changed, timeout=10_000):
+        panel.controls.stop.click()
+    assert not panel.controls.stop.isEnabled() and panel.controls.start.isEnabled()
+    assert panel.live_key == ""
+    controller.shutdown()
+
+
+def test_opening_a_run_folder_written_elsewhere_shows_it(qtbot, panel, tmp_path):
+    folder = tmp_path / "headless"
+    folder.mkdir()
+    log = runs.RunLog(folder)
+    for step in (10, 20, 30):
+        log.write(StepLogged(step, 3.0 - step / 20, 1e-3, 0.3, False, step * 64, 900.0, step))
+    log.write(EvalLogged(30, 1.8, math.exp(1.8), 1.8 / math.log(2)))
+    log.write(SampleGenerated(30, "O Romeo"))
+    log.close()
+    with qtbot.waitSignal(panel.controller.queries.busy_changed, timeout=10_000,
+                          check_params_cb=lambda busy: not busy):
+        assert panel.open_run(str(folder))
+    series = panel.series[str(folder)]
+    assert list(series.train["step"]) == [10, 20, 30] and series.val.size == 1
+    assert "O Romeo" in panel.samples.toPlainText()
+    assert str(folder) in panel.curves._items
+
+
+def test_bad_settings_and_missing_corpus_give_messages(qtbot, tmp_path):
+    controller = WorkbenchController(FakeBackend(TrainingBackend()))
+    panel = TrainingPanel(controller)
+    qtbot.addWidget(panel)
+    assert not panel.start_training()
+    assert "Load a corpus and tokenize it" in controller.last_error
+    panel.controls.form.editors["lr"].setText("")
+    assert not panel.controls.start.isEnabled()
+    assert not panel.start_training()
+    assert "Training settings" in controller.last_error
+    (tmp_path / "bad.toml").write_text("[corpus\n")
+    assert not panel.open_recipe(str(tmp_path / "bad.toml"))
+    assert "bad.toml is not valid TOML" in controller.last_error
+    controller.shutdown()

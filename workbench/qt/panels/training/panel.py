@@ -1,0 +1,367 @@
+"""The Training panel: settings and controls, live curves, the run list and the sample log.
+
+Training runs as the controller's long job. Its events arrive here on the GUI thread and are
+only appended to numpy columns; a ~30 Hz timer redraws what changed, so a fast trainer never
+floods the window. Past runs (this machine's runs folder, or any run folder opened) overlay on
+the same curves; their data is read by a query, off the GUI thread, when first shown.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QSplitter, QVBoxLayout, QWidget
+
+from workbench.core.config.models import LstmConfig
+from workbench.core.events import (
+    TERMINAL_EVENTS,
+    Event,
+    JobStarted,
+    RunStarted,
+    SampleGenerated,
+    SnapshotReady,
+)
+from workbench.core.jobs import UserFacingError
+from workbench.qt.panel import Panel
+from workbench.qt.panels.training.controls import TrainingControls
+from workbench.qt.panels.training.curves import CurvesView
+from workbench.qt.panels.training.run_list import RunList
+from workbench.qt.panels.training.sample_log import SampleLog
+from workbench.qt.panels.training.series import RunSeries
+
+REDRAW_MS = 33  # ~30 redraws a second at most
+
+
+class TrainingPanel(Panel):
+    name = "training"
+    title = "Training"
+    area = "bottom"
+    menu_title = "&Training"
+
+    def __init__(self, controller, parent: QWidget | None = None) -> None:
+        super().__init__(controller, parent)
+        self.series: dict[str, RunSeries] = {}
+        self.live_key = ""
+        self.recipe = None  # a recipe opened from a file: Train then trains it
+        self._counter = itertools.count(1)
+        self.controls = TrainingControls()
+        self.curves = CurvesView(on_error=controller.report_error)
+        self.run_list = RunList()
+        self.samples = SampleLog()
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self.run_list)
+        right.addWidget(self.samples)
+        right.setSizes([140, 260])
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.controls)
+        split.addWidget(self.curves)
+        split.addWidget(right)
+        split.setStretchFactor(1, 1)
+        split.setSizes([240, 800, 240])
+        split.setCollapsible(1, False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(split)
+        self.timer = QTimer(self)
+        self.timer.setInterval(REDRAW_MS)
+        self.timer.timeout.connect(self.curves.redraw)
+        self.controls.start_clicked.connect(self.start_training)
+        self.controls.pause_clicked.connect(self.toggle_pause)
+        self.controls.stop_clicked.connect(self.stop_training)
+        self.run_list.visibility_changed.connect(self._on_visibility)
+        self.run_list.renamed.connect(self._on_renamed)
+        self.run_list.colour_changed.connect(self._on_colour)
+        self.run_list.resume_requested.connect(self.resume_run)
+        self.run_list.remove_requested.connect(self._on_removed)
+        self.run_list.current_run_changed.connect(self._on_current_run)
+        controller.job_event.connect(self._on_job_event)
+        controller.jobs.progress.connect(self._on_progress)
+        controller.jobs.busy_changed.connect(self._on_busy)
+        controller.tokens_changed.connect(self._describe)
+        controller.model_config_changed.connect(self._describe)
+        self._list_past_runs()
+        self._describe()
+
+    # --- menu ---------------------------------------------------------------------------------
+
+    def menu_actions(self) -> list[QAction]:
+        actions = []
+        for text, shortcut, slot in (
+                ("&Train", "Ctrl+Return", self.start_training),
+                ("&Stop training", "Ctrl+Alt+.", self.stop_training),
+                ("&Save recipe…", "Ctrl+Alt+S", self.save_recipe_dialog),
+                ("&Open recipe…", "Ctrl+Alt+O", self.open_recipe_dialog),
+                ("Open &run directory…", "Ctrl+Alt+D", self.open_run_dialog)):
+            action = QAction(text, self, shortcut=QKeySequence(shortcut))
+            action.triggered.connect(slot)
+            actions.append(action)
+        return actions
+
+    # --- what will be trained -----------------------------------------------------------------
+
+    def model_config(self):
+        """The chosen architecture, or a small LSTM when none was chosen yet."""
+        return self.controller.model_config or LstmConfig(hidden_size=128)
+
+    def _describe(self, *_: object) -> None:
+        tokens, model = self.controller.tokens, self.model_config()
+        chosen = "" if self.controller.model_config else " (default; choose one in the model panel)"
+        if self.recipe is not None:
+            text = (f"Recipe <b>{self.recipe.name}</b>: {model.title} on "
+                    f"{Path(self.recipe.corpus_path).name} (its own corpus and tokenizer)")
+        elif tokens is None:
+            text = "Load and tokenize a corpus first (Corpus panel), or open a recipe."
+        else:
+            text = (f"<b>{model.title}</b>{chosen} on {tokens.corpus_name or 'the corpus'}: "
+                    f"{len(tokens.train):,} training {tokens.tokenizer.kind} tokens, "
+                    f"vocabulary {tokens.vocab_size:,}")
+        self.controls.what.setText(text)
+        if tokens is not None:
+            self.curves.set_unit("character" if tokens.tokenizer.kind == "char" else "token")
+
+    # --- starting and steering ----------------------------------------------------------------
+
+    def start_training(self) -> bool:
+        if self.controller.jobs.busy:
+            self.controller.report_error("Another job is running. Wait for it or stop it first.")
+            return False
+        config = self.controls.form.config()
+        problems = self.controls.form.problems()
+        if config is None or problems:
+            self.controller.report_error("Training settings: " + " ".join(problems))
+            return False
+        training = self.controller.backend.training
+        try:
+            if self.recipe is not None:
+                spec = training.recipe_job(self.recipe, config)
+                name = self.recipe.name
+            else:
+                model = self.model_config()
+                spec = training.train_job(self.controller.corpus, self.controller.tokens,
+                                          model, config)
+                name = spec.title.removeprefix("Training ")
+        except UserFacingError as exc:
+            self.controller.report_error(str(exc))
+            return False
+        return self._start(spec, f"pending-{next(self._counter)}", name)
+
+    def resume_run(self, key: str) -> bool:
+        spec = self.controller.backend.training.resume_job(key)
+        series = self.series.get(key)
+        return self._start(spec, key, series.name if series else Path(key).name)
+
+    def _start(self, spec, key: str, name: str) -> bool:
+        if key not in self.series:
+            self.series[key] = RunSeries(key, name, self.run_list.next_colour())
+            self.run_list.add_run(key, name, self.series[key].colour)
+        self.live_key = key
+        self.series[key].live = True
+        self.run_list.set_live(key, True)
+        self._refresh_runs()
+        started = self.controller.run_job(spec, on_error=self._on_failed)
+        if not started:
+            self._end_live()
+        return started
+
+    def toggle_pause(self) -> None:
+        jobs = self.controller.jobs
+        if not self.live_key or not jobs.busy:
+            return
+        (jobs.resume if jobs.paused else jobs.pause)()
+        self.controls.set_running(True, paused=jobs.paused)
+
+    def stop_training(self) -> None:
+        if self.live_key and self.controller.jobs.busy:
+            self.controller.jobs.cancel()
+
+    # --- events of the live run ---------------------------------------------------------------
+
+    @Slot(object)
+    def _on_job_event(self, event: Event) -> None:
+        if not self.live_key:
+            return
+        if isinstance(event, JobStarted):
+            self.controls.set_running(True)
+            self.timer.start()
+        elif isinstance(event, RunStarted):
+            self._adopt_folder(event)
+        elif isinstance(event, SnapshotReady):
+            self.controller.set_snapshot(event.snapshot)
+        elif isinstance(event, TERMINAL_EVENTS):
+            self._end_live()
+        else:
+            self.series[self.live_key].add(event)
+            if isinstance(event, SampleGenerated) and self.run_list.current_key() == self.live_key:
+                self.samples.add(event)
+
+    def _adopt_folder(self, event: RunStarted) -> None:
+        """Key the live run by its folder (a resumed run keeps its curve up to its checkpoint)."""
+        series = self.series.pop(self.live_key)
+        if event.resumed_step:
+            series.train.truncate_after(event.resumed_step)
+            series.val.truncate_after(event.resumed_step)
+            series.samples = [s for s in series.samples if s.step <= event.resumed_step]
+            series.version += 1
+        old, series.key = self.live_key, event.run_dir
+        self.series[event.run_dir] = series
+        self.run_list.rekey(old, event.run_dir)
+        self.live_key = event.run_dir
+        self.controller.backend.training.update_run(event.run_dir, name=series.name,
+                                                    colour=series.colour)
+        self.controller.run_changed.emit(event.run_dir)
+        self._refresh_runs()
+
+    def _end_live(self) -> None:
+        if self.live_key in self.series:
+            self.series[self.live_key].live = False
+            self.run_list.set_live(self.live_key, False)
+        self.live_key = ""
+        self.timer.stop()
+        self.curves.redraw()
+        self.controls.set_running(False)
+
+    def _on_failed(self, _outcome) -> None:
+        self._end_live()
+
+    @Slot(float, float, str, float)
+    def _on_progress(self, done: float, total: float, message: str, eta: float) -> None:
+        if self.live_key and total > 0:
+            series = self.series.get(self.live_key)
+            step = int(series.train["step"][-1]) if series and series.train.size else 0
+            self.controls.show_progress(step, step + int(total - done), eta)
+
+    @Slot(bool)
+    def _on_busy(self, busy: bool) -> None:
+        if not busy and self.live_key:
+            self._end_live()
+        if not self.live_key:
+            self.controls.set_running(False)
+            self.controls.start.setEnabled(not busy and not self.controls.form.problems())
+
+    # --- the run list -------------------------------------------------------------------------
+
+    def _list_past_runs(self) -> None:
+        """Past runs appear unticked; their curves are read when first ticked."""
+        try:
+            folders = self.controller.backend.training.list_runs()
+        except (OSError, AttributeError):
+            return
+        for folder in folders[-50:]:
+            self._add_listed(str(folder), folder.name, visible=False)
+
+    def _add_listed(self, key: str, name: str, visible: bool, colour: str = "") -> RunSeries:
+        series = RunSeries(key, name, colour or self.run_list.next_colour(), visible=visible)
+        series.version = -1  # not read yet
+        self.series[key] = series
+        self.run_list.add_run(key, name, series.colour, visible=visible, resumable=True)
+        return series
+
+    def open_run(self, path: str) -> bool:
+        """Read a run folder (also one written headless) by a query and show its curves."""
+        spec = self.controller.backend.training.read_run_job(path)
+        return self.controller.run_query(spec, on_result=self._show_record)
+
+    def _show_record(self, record) -> None:
+        key = str(record.path)
+        series = self.series.get(key) or self._add_listed(key, record.name, True,
+                                                           record.settings.get("colour", ""))
+        if series.live:
+            return
+        fresh = RunSeries(key, record.name, record.settings.get("colour") or series.colour)
+        for event in record.events:
+            fresh.add(event)
+        fresh.samples = list(record.samples)
+        fresh.version += 1
+        self.series[key] = fresh
+        self.run_list.add_run(key, fresh.name, fresh.colour, resumable=record.has_checkpoint)
+        if record.skipped_lines:
+            self.controller.notice.emit(f"{record.skipped_lines} damaged lines of {key} were "
+                                        "skipped (a run stopped mid-write).")
+        self._refresh_runs()
+        self.samples.show_samples(fresh.samples)
+
+    def _refresh_runs(self) -> None:
+        self.curves.set_runs([s for s in self.series.values() if s.version >= 0])
+
+    def _on_visibility(self, key: str, visible: bool) -> None:
+        series = self.series.get(key)
+        if series is None:
+            return
+        series.visible = visible
+        if visible and series.version < 0:
+            self.open_run(key)
+            return
+        series.version += 1
+        self._refresh_runs()
+
+    def _on_renamed(self, key: str, name: str) -> None:
+        if key in self.series:
+            self.series[key].name = name
+        if Path(key).is_dir():
+            self.controller.backend.training.update_run(key, name=name)
+
+    def _on_colour(self, key: str, colour: str) -> None:
+        if key in self.series:
+            self.series[key].colour = colour
+            self.series[key].version += 1
+            self.curves.redraw()
+        if Path(key).is_dir():
+            self.controller.backend.training.update_run(key, colour=colour)
+
+    def _on_removed(self, key: str) -> None:
+        self.series.pop(key, None)
+        self._refresh_runs()
+
+    def _on_current_run(self, key: str) -> None:
+        series = self.series.get(key)
+        self.samples.show_samples(series.samples if series else [])
+
+    # --- recipes and folders ------------------------------------------------------------------
+
+    def open_run_dialog(self) -> None:
+        root = str(self.controller.backend.training.runs_root())
+        path = QFileDialog.getExistingDirectory(self, "Open run directory", root)
+        if path:
+            self.open_run(path)
+
+    def open_recipe_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open recipe", "", "Recipes (*.toml)")
+        if path:
+            self.open_recipe(path)
+
+    def open_recipe(self, path: str) -> bool:
+        try:
+            recipe = self.controller.backend.training.load_recipe(path)
+        except UserFacingError as exc:
+            self.controller.report_error(str(exc))
+            return False
+        self.recipe = recipe
+        self.controls.form.set_config(recipe.training)
+        self.controller.set_model_config(recipe.model)
+        self._describe()
+        return True
+
+    def save_recipe_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save recipe", "recipe.toml",
+                                              "Recipes (*.toml)")
+        if path:
+            self.save_recipe(path if path.endswith(".toml") else path + ".toml")
+
+    def save_recipe(self, path: str) -> bool:
+        training = self.controller.backend.training
+        config = self.controls.form.config()
+        try:
+            if self.recipe is not None:
+                recipe, corpus = self.recipe, None
+                recipe.training = config or recipe.training
+            else:
+                corpus = self.controller.corpus
+                recipe = training.recipe_of(corpus, self.controller.tokens,
+                                            self.model_config(), config)
+        except UserFacingError as exc:
+            self.controller.report_error(str(exc))
+            return False
+        return self.controller.run_query(training.save_recipe_job(path, recipe, corpus))

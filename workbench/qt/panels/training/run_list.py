@@ -1,0 +1,124 @@
+"""The list of runs: a colour swatch, a check box to show or hide, a name to rename in place,
+and a context menu (resume, open folder, colour, remove from the view)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QColor, QDesktopServices, QIcon, QPixmap
+from PySide6.QtWidgets import QColorDialog, QListWidget, QListWidgetItem, QMenu, QWidget
+
+# Okabe–Ito colours (distinguishable with colour-blindness), without the pale yellow
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000")
+KEY_ROLE = Qt.ItemDataRole.UserRole
+
+
+def swatch(colour: str) -> QIcon:
+    pixmap = QPixmap(14, 14)
+    pixmap.fill(QColor(colour))
+    return QIcon(pixmap)
+
+
+class RunList(QListWidget):
+    visibility_changed = Signal(str, bool)
+    renamed = Signal(str, str)
+    colour_changed = Signal(str, str)
+    resume_requested = Signal(str)
+    remove_requested = Signal(str)
+    current_run_changed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setIconSize(QSize(14, 14))
+        self.setToolTip("Runs: tick to show on the curves, double-click to rename, "
+                        "right-click to resume, recolour or open the folder")
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._menu)
+        self.itemChanged.connect(self._on_item_changed)
+        self.currentItemChanged.connect(self._on_current)
+        self._names: dict[str, str] = {}
+        self._live: set[str] = set()
+
+    def next_colour(self) -> str:
+        return PALETTE[self.count() % len(PALETTE)]
+
+    def add_run(self, key: str, name: str, colour: str, visible: bool = True,
+                resumable: bool = False) -> None:
+        self.blockSignals(True)
+        item = self.item_for(key) or QListWidgetItem()
+        item.setText(name)
+        item.setIcon(swatch(colour))
+        item.setData(KEY_ROLE, key)
+        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable
+                      | Qt.ItemFlag.ItemIsEditable)
+        item.setCheckState(Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked)
+        item.setToolTip(key + ("\n(resumable from its latest checkpoint)" if resumable else ""))
+        if self.item_for(key) is None:
+            self.addItem(item)
+        self._names[key] = name
+        self.blockSignals(False)
+        self.setCurrentItem(item)
+
+    def rekey(self, old: str, new: str) -> None:
+        """A live run got its folder: key it by the folder from now on."""
+        item = self.item_for(old)
+        if item is not None:
+            item.setData(KEY_ROLE, new)
+            item.setToolTip(new)
+            self._names[new] = self._names.pop(old, item.text())
+
+    def set_live(self, key: str, live: bool) -> None:
+        (self._live.add if live else self._live.discard)(key)
+        item = self.item_for(key)
+        if item is not None:
+            font = item.font()
+            font.setBold(live)
+            item.setFont(font)
+
+    def item_for(self, key: str) -> QListWidgetItem | None:
+        for row in range(self.count()):
+            if self.item(row).data(KEY_ROLE) == key:
+                return self.item(row)
+        return None
+
+    def current_key(self) -> str:
+        item = self.currentItem()
+        return item.data(KEY_ROLE) if item is not None else ""
+
+    def _on_item_changed(self, item: QListWidgetItem) -> None:
+        key = item.data(KEY_ROLE)
+        if item.text() != self._names.get(key):
+            self._names[key] = item.text()
+            self.renamed.emit(key, item.text())
+        self.visibility_changed.emit(key, item.checkState() == Qt.CheckState.Checked)
+
+    def _on_current(self, current, _previous) -> None:
+        if current is not None:
+            self.current_run_changed.emit(current.data(KEY_ROLE))
+
+    def _menu(self, position) -> None:
+        item = self.itemAt(position)
+        if item is None:
+            return
+        key = item.data(KEY_ROLE)
+        menu = QMenu(self)
+        resume = menu.addAction("Resume training", lambda: self.resume_requested.emit(key))
+        resume.setEnabled(key not in self._live)
+        menu.addAction("Rename", lambda: self.editItem(item))
+        menu.addAction("Colour…", lambda: self._choose_colour(item))
+        menu.addAction("Open folder", lambda: QDesktopServices.openUrl(
+            QUrl.fromLocalFile(key)))
+        remove = menu.addAction("Remove from view", lambda: self._remove(item))
+        remove.setEnabled(key not in self._live)
+        menu.exec(self.viewport().mapToGlobal(position))
+
+    def _choose_colour(self, item: QListWidgetItem) -> None:
+        colour = QColorDialog.getColor(parent=self, title="Run colour")
+        if colour.isValid():
+            item.setIcon(swatch(colour.name()))
+            self.colour_changed.emit(item.data(KEY_ROLE), colour.name())
+
+    def _remove(self, item: QListWidgetItem) -> None:
+        key = item.data(KEY_ROLE)
+        self.takeItem(self.row(item))
+        self._names.pop(key, None)
+        self.remove_requested.emit(key)

@@ -1,0 +1,176 @@
+"""A form generated from a config dataclass's `param(...)` metadata.
+
+Booleans become check boxes, fields with `choices` combo boxes, ints spin boxes, floats spin
+boxes (or a text box accepting 3e-4 style numbers when the step is tiny, as for learning
+rates), strings text boxes. Advanced fields sit in a collapsible group. Tooltips come from the
+metadata; `problems()` of the config is shown under the form as the user edits.
+
+    form = ConfigForm(TrainingConfig)
+    form.changed.connect(...)        # emits the new config object
+    config = form.config()           # None while a text box holds no number
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QDoubleValidator
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.config.fields import form_fields
+
+_INT_LIMIT = 2**31 - 1
+
+
+def _editor(field: dataclasses.Field, value: Any) -> QWidget:
+    meta = field.metadata
+    if meta["choices"] is not None:
+        box = QComboBox()
+        box.addItems([str(c) for c in meta["choices"]])
+        return box
+    if isinstance(value, bool):
+        return QCheckBox()
+    if isinstance(value, int):
+        box = QSpinBox()
+        box.setRange(int(meta["min"] if meta["min"] is not None else -_INT_LIMIT),
+                     int(min(meta["max"], _INT_LIMIT) if meta["max"] is not None else _INT_LIMIT))
+        box.setSingleStep(int(meta["step"] or 1))
+        box.setGroupSeparatorShown(True)
+        return box
+    if isinstance(value, float):
+        step = meta["step"] or 0.1
+        if step < 0.001 or (meta["min"] is not None and 0 < meta["min"] < 0.001):
+            line = QLineEdit()
+            validator = QDoubleValidator(meta["min"] or 0.0, meta["max"] or 1e12, 12)
+            validator.setNotation(QDoubleValidator.Notation.ScientificNotation)
+            line.setValidator(validator)
+            return line
+        box = QDoubleSpinBox()
+        box.setDecimals(max(2, len(f"{step:g}".split(".")[-1]) if "." in f"{step:g}" else 2))
+        box.setRange(meta["min"] if meta["min"] is not None else -1e12,
+                     meta["max"] if meta["max"] is not None else 1e12)
+        box.setSingleStep(step)
+        return box
+    return QLineEdit()
+
+
+class ConfigForm(QWidget):
+    changed = Signal(object)  # the config object after each edit (None if a box is invalid)
+
+    def __init__(self, config_type: type, config: Any = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.config_type = config_type
+        self._base = config if config is not None else config_type()
+        self.editors: dict[str, QWidget] = {}
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        basic = QFormLayout()
+        self.advanced = QGroupBox("Advanced")
+        self.advanced.setCheckable(True)
+        self.advanced.setChecked(False)
+        advanced_layout = QFormLayout(self.advanced)
+        self._advanced_body = QWidget()
+        advanced_form = QFormLayout(self._advanced_body)
+        advanced_form.setContentsMargins(0, 0, 0, 0)
+        advanced_layout.addRow(self._advanced_body)
+        self._advanced_body.setVisible(False)
+        self.advanced.toggled.connect(self._advanced_body.setVisible)
+        for field in form_fields(config_type):
+            editor = _editor(field, getattr(self._base, field.name))
+            editor.setToolTip(field.metadata["tooltip"])
+            editor.setObjectName(f"field-{field.name}")
+            label = QLabel(field.metadata["label"])
+            label.setToolTip(field.metadata["tooltip"])
+            target = advanced_form if field.metadata["advanced"] else basic
+            target.addRow(label, editor)
+            self.editors[field.name] = editor
+        layout.addLayout(basic)
+        if advanced_form.rowCount():
+            layout.addWidget(self.advanced)
+        else:
+            self.advanced.hide()
+        self.problems_label = QLabel()
+        self.problems_label.setWordWrap(True)
+        self.problems_label.setStyleSheet("color: #b00020;")
+        layout.addWidget(self.problems_label)
+        self.set_config(self._base)
+        for editor in self.editors.values():
+            self._connect(editor)
+
+    def _connect(self, editor: QWidget) -> None:
+        if isinstance(editor, QComboBox):
+            editor.currentIndexChanged.connect(self._on_edit)
+        elif isinstance(editor, QCheckBox):
+            editor.toggled.connect(self._on_edit)
+        elif isinstance(editor, (QSpinBox, QDoubleSpinBox)):
+            editor.valueChanged.connect(self._on_edit)
+        else:
+            editor.textChanged.connect(self._on_edit)
+
+    def set_config(self, config: Any) -> None:
+        """Show `config` in the editors (without emitting `changed` for each box)."""
+        self._base = config
+        for name, editor in self.editors.items():
+            value = getattr(config, name)
+            editor.blockSignals(True)
+            if isinstance(editor, QComboBox):
+                editor.setCurrentText(str(value))
+            elif isinstance(editor, QCheckBox):
+                editor.setChecked(bool(value))
+            elif isinstance(editor, (QSpinBox, QDoubleSpinBox)):
+                editor.setValue(value)
+            else:
+                editor.setText(f"{value:g}" if isinstance(value, float) else str(value))
+            editor.blockSignals(False)
+        self._show_problems(config)
+
+    def config(self) -> Any:
+        """The config the editors describe, or None when a text box holds no valid number."""
+        values = {}
+        for field in form_fields(self.config_type):
+            editor, old = self.editors[field.name], getattr(self._base, field.name)
+            if isinstance(editor, QComboBox):
+                choice = field.metadata["choices"][editor.currentIndex()]
+                values[field.name] = choice
+            elif isinstance(editor, QCheckBox):
+                values[field.name] = editor.isChecked()
+            elif isinstance(editor, (QSpinBox, QDoubleSpinBox)):
+                values[field.name] = editor.value()
+            elif isinstance(old, float):
+                try:
+                    values[field.name] = float(editor.text())
+                except ValueError:
+                    return None
+            else:
+                values[field.name] = editor.text()
+        return dataclasses.replace(self._base, **values)
+
+    def problems(self) -> list[str]:
+        config = self.config()
+        if config is None:
+            return ["A number box is empty or not a number."]
+        return config.problems() if hasattr(config, "problems") else []
+
+    def _on_edit(self, *_: Any) -> None:
+        config = self.config()
+        self._show_problems(config)
+        self.changed.emit(config)
+
+    def _show_problems(self, config: Any) -> None:
+        problems = self.problems() if config is not None else ["A number box is not a number."]
+        self.problems_label.setText(" ".join(problems))
+        self.problems_label.setVisible(bool(problems))
