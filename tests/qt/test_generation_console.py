@@ -83,3 +83,13 @@ def test_history_click_restores_an_earlier_output(qtbot, panel):
     panel.output.clear()
     panel.history_list.setCurrentRow(0)
     assert "the king is dead." in panel.output.toPlainText()
+
+
+def test_only_the_strategys_settings_are_editable(panel):
+    editors = panel.form.editors
+    editors["strategy"].setCurrentText("beam")
+    assert editors["beam_width"].isEnabled() and not editors["top_k"].isEnabled()
+    assert not editors["seed"].isEnabled()
+    editors["strategy"].setCurrentText("top-p")
+    assert editors["top_p"].isEnabled() and editors["temperature"].isEnabled()
+    assert not editors["beam_width"].isEnabled()

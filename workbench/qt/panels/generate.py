@@ -38,6 +38,10 @@ from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, row
 from workbench.qt.widgets.config_form import ConfigForm
 
+SAMPLING = ("sample", "top-k", "top-p")
+USES = {"temperature": SAMPLING, "seed": SAMPLING, "top_k": ("top-k",), "top_p": ("top-p",),
+        "beam_width": ("beam",), "length_penalty": ("beam",)}
+
 
 def describe(token: TokenGenerated) -> str:
     alternatives = ", ".join(f"{html.escape(repr(t), quote=False)} {p:.3f}"
@@ -68,6 +72,8 @@ class GeneratePanel(Panel):
         self.prompt.setPlaceholderText("Prompt (empty: start from the beginning-of-text token)")
         self.prompt.setMaximumHeight(70)
         self.form = ConfigForm(GenerationConfig)
+        self.form.changed.connect(lambda _config: self._enable_fields())
+        self._enable_fields()
         self.clamp_on = QCheckBox("Clamp")
         self.clamp_on.setToolTip("Fix one recurrent unit (its h_t) or one attention head's "
                                  "output to a value at every step, and see the text change.")
@@ -123,6 +129,12 @@ class GeneratePanel(Panel):
         controller.snapshot_changed.connect(self._on_snapshot)
         controller.queries.event.connect(self._on_event)
         self._show_source()
+
+    def _enable_fields(self) -> None:
+        """Only the settings the chosen strategy uses are editable."""
+        strategy = self.form.editors["strategy"].currentText()
+        for name, strategies in USES.items():
+            self.form.editors[name].setEnabled(strategy in strategies)
 
     # --- source -------------------------------------------------------------------------------
 
