@@ -93,3 +93,26 @@ def test_only_the_strategys_settings_are_editable(panel):
     editors["strategy"].setCurrentText("top-p")
     assert editors["top_p"].isEnabled() and editors["temperature"].isEnabled()
     assert not editors["beam_width"].isEnabled()
+
+
+def test_generate_waits_for_a_running_probe_instead_of_failing(qtbot, panel):
+    import threading
+
+    from workbench.core.events import JobFinished
+    from workbench.core.jobs import JobSpec
+
+    release = threading.Event()
+
+    def slow_probe(control):
+        release.wait(5)
+        yield JobFinished(result=None)
+
+    panel.controller.set_snapshot(snapshot())
+    assert panel.controller.run_query(JobSpec("probe", slow_probe))
+    assert panel.generate()
+    assert "Waiting" in panel.info.text() and panel.controller.last_error == ""
+    with qtbot.waitSignal(panel.controller.queries.busy_changed,
+                          check_params_cb=lambda busy: not busy, timeout=5000):
+        release.set()
+    qtbot.waitUntil(lambda: panel.history_list.count() == 1, timeout=5000)
+    assert panel.generated_text() == "the king is dead."

@@ -64,6 +64,7 @@ class GeneratePanel(Panel):
         self.prompt_used = ""
         self.history: list[tuple[str, str, GenerationConfig]] = []
         self._generating = False
+        self._waiting: Any = None  # a generation job waiting for the query thread
         self._dirty = False
         self.source = QLabel()
         open_button = QPushButton("Open checkpoint…")
@@ -128,6 +129,7 @@ class GeneratePanel(Panel):
         layout.addWidget(splitter)
         controller.snapshot_changed.connect(self._on_snapshot)
         controller.queries.event.connect(self._on_event)
+        controller.queries.busy_changed.connect(self._on_queries_busy)
         self._show_source()
 
     def _enable_fields(self) -> None:
@@ -192,18 +194,38 @@ class GeneratePanel(Panel):
             return False
         self.tokens, self.prompt_used, self._config = [], prompt, config
         self._generating = True
-        if not self.controller.run_query(spec, on_result=self._on_done, on_error=self._on_stop):
-            self._generating = False
-            return False
+        self._waiting = spec
         self.generate_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self._dirty = True
         self._redraw()
         self.timer.start()
+        self._start_waiting()
         return True
 
+    def _start_waiting(self) -> None:
+        """Start the generation, or wait while an inspector's probe holds the query thread
+        (probes take a fraction of a second; the generation goes first once it is free)."""
+        spec = self._waiting
+        if spec is None:
+            return
+        if self.controller.queries.busy:
+            self.info.setText("Waiting for an inspector's probe to finish…")
+            return
+        self._waiting = None
+        if not self.controller.run_query(spec, on_result=self._on_done, on_error=self._on_stop):
+            self._finish()
+
+    @Slot(bool)
+    def _on_queries_busy(self, busy: bool) -> None:
+        if not busy and self._waiting is not None:
+            self._start_waiting()
+
     def stop(self) -> None:
-        if self._generating:
+        if self._waiting is not None:
+            self._waiting = None
+            self._finish()
+        elif self._generating:
             self.controller.queries.cancel()
 
     @Slot(object)
