@@ -2,8 +2,9 @@
 
 Every request works on a `Snapshot` (numpy weights), never on the model being trained: the
 facade rebuilds a private CPU model with `model_from_snapshot` and keeps the last few rebuilt
-models, so the five inspectors probing the same new snapshot rebuild it once. torch is imported
-inside the jobs (on the query thread), so nothing here slows the window's start.
+models and probe traces, so the inspectors probing the same new snapshot with the same text
+rebuild it once and trace it once (a trace with gradients also serves a request without).
+torch is imported inside the jobs (on the query thread), so nothing here slows the start.
 """
 
 from __future__ import annotations
@@ -21,11 +22,14 @@ from workbench.core.jobs import JobControl, JobSpec, UserFacingError
 from workbench.core.snapshot import Snapshot
 
 CACHED_MODELS = 3
+CACHED_PROBES = 8
 
 
 class InspectionBackend:
     def __init__(self) -> None:
         self._models: OrderedDict[int, tuple[Snapshot, Any]] = OrderedDict()
+        # the inspectors probe the same snapshot with the same text: one trace serves them all
+        self._probes: OrderedDict[tuple, tuple[Snapshot, Any]] = OrderedDict()
         self._lock = threading.Lock()
         self.rebuilds = 0  # how many models were rebuilt (the cache test reads it)
 
@@ -50,6 +54,20 @@ class InspectionBackend:
                 self._models.popitem(last=False)
         return model
 
+    def _cached_probe(self, snapshot, text, gradients, top_k):
+        with self._lock:
+            for key in ((id(snapshot), text, True, top_k), (id(snapshot), text, gradients, top_k)):
+                hit = self._probes.get(key)
+                if hit is not None and hit[0] is snapshot:
+                    return hit[1]
+        return None
+
+    def _remember_probe(self, snapshot, text, gradients, top_k, trace) -> None:
+        with self._lock:
+            self._probes[(id(snapshot), text, gradients, top_k)] = (snapshot, trace)
+            while len(self._probes) > CACHED_PROBES:
+                self._probes.popitem(last=False)
+
     @staticmethod
     def tokenizer_for(snapshot: Snapshot) -> Any:
         if not snapshot.tokenizer:
@@ -68,9 +86,16 @@ class InspectionBackend:
         encode_probe(tokenizer, text)  # refuse an empty or long probe before a thread starts
 
         def job(control: JobControl) -> Iterator[Event]:
+            cached = self._cached_probe(snapshot, text, gradients, top_k)
+            if cached is not None:  # another inspector probed the same text already
+                yield JobFinished(result=cached)
+                return
             model = self.model_for(snapshot)
             spec = probe_job(model, tokenizer, text, snapshot.step, top_k, gradients)
-            yield from spec.job(control)
+            for event in spec.job(control):
+                if isinstance(event, JobFinished):
+                    self._remember_probe(snapshot, text, gradients, top_k, event.result)
+                yield event
 
         return JobSpec(f"Probe {snapshot.label}", job)
 
