@@ -53,6 +53,10 @@ from workbench.core.training.setup import (
     state_to,
 )
 
+# Progress only moves the status bar: a few updates a second are enough, and a tiny model
+# logging every few milliseconds must not flood the GUI thread with them.
+PROGRESS_EVERY_S = 0.2
+
 
 @dataclasses.dataclass
 class TrainRequest:
@@ -112,6 +116,7 @@ class Trainer:
                                      request.recipe_toml.encode("utf-8"))
         self.log = runs.RunLog(self.run_dir)
         self.active_s = 0.0  # time spent training, pauses and consumers left out
+        self._progress_at = -PROGRESS_EVERY_S
 
     # --- resume and checkpoints -----------------------------------------------------------------
 
@@ -207,9 +212,11 @@ class Trainer:
                     yield from self._emit(StepLogged(
                         self.step, window_loss / window_steps, lr, norm, norm > limit,
                         self.tokens_seen, rate, now, window_clips / window_steps))
-                    yield from self._emit(Progress(
-                        self.step - first_step, config.max_steps - first_step,
-                        f"Step {self.step}/{config.max_steps}, loss {loss_value:.3f}"))
+                    if now - self._progress_at >= PROGRESS_EVERY_S or last:
+                        self._progress_at = now
+                        yield from self._emit(Progress(
+                            self.step - first_step, config.max_steps - first_step,
+                            f"Step {self.step}/{config.max_steps}, loss {loss_value:.3f}"))
                     window_loss, window_clips, window_steps = 0.0, 0, 0
                     window_start, window_tokens = now, self.tokens_seen
                 if (self.step % config.eval_every == 0 or last) and self.val:

@@ -22,7 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.qt.panels.training.series import X_AXES, RunSeries, ema, train_metric
+from workbench.qt.panels.training.series import (
+    X_AXES,
+    RunSeries,
+    SmoothedCache,
+    peak_decimate,
+    train_metric,
+)
 from workbench.qt.widgets.plot_export import PlotExportBar
 
 # (train metric, validation column or None, title); "bits" is retitled per tokenizer
@@ -41,6 +47,7 @@ class CurvesView(QWidget):
         self._drawn: dict[str, int] = {}
         self._items: dict[str, dict] = {}
         self._colours: dict[str, str] = {}
+        self._smoothed: dict[tuple[str, str], SmoothedCache] = {}
         self._marked_axis: dict[str, str] = {}
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
@@ -157,9 +164,13 @@ class CurvesView(QWidget):
         for metric, val_column, _ in PLOTS:
             y = train_metric(run, metric)
             smooth = smoothing > 0 and metric != "lr"
-            self._curve(run, metric, "raw").setData(x if smooth else empty,
-                                                   y if smooth else empty)
-            self._curve(run, metric, "smooth").setData(x, ema(y, smoothing) if smooth else y)
+            raw = peak_decimate(x, y) if smooth else (empty, empty)
+            self._curve(run, metric, "raw").setData(*raw)
+            if smooth:
+                cache = self._smoothed.setdefault((run.key, metric), SmoothedCache())
+                y = cache.get(y, smoothing, (smoothing, run.train.size > 0 and run.train[
+                    "step"][0], len(run.divergences)))
+            self._curve(run, metric, "smooth").setData(*peak_decimate(x, y))
             if val_column:
                 self._curve(run, metric, "val").setData(run.val[x_key], run.val[val_column])
         self._draw_divergences(run, x_key)

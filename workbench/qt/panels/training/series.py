@@ -106,3 +106,45 @@ def train_metric(series: RunSeries, metric: str) -> np.ndarray:
     if metric == "bits":
         return loss / math.log(2.0)
     return series.train[metric]
+
+
+def peak_decimate(x: np.ndarray, y: np.ndarray, buckets: int = 1024
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """At most 2·buckets points keeping each bucket's lowest and highest value (in order), so
+    spikes survive. pyqtgraph's own peak downsampling does the same at paint time, but it walks
+    the whole series on every update; decimating once here keeps a 100k-point redraw cheap."""
+    n = len(y)
+    if n <= 2 * buckets:
+        return x, y
+    size = n // buckets
+    used = size * buckets
+    blocks = y[:used].reshape(buckets, size)
+    low, high = blocks.argmin(axis=1), blocks.argmax(axis=1)
+    first, second = np.minimum(low, high), np.maximum(low, high)
+    base = np.arange(buckets) * size
+    index = np.empty(2 * buckets, dtype=np.int64)
+    index[0::2], index[1::2] = base + first, base + second
+    index = np.concatenate([index, np.arange(used, n)])  # the newest points, undecimated
+    return x[index], y[index]
+
+
+class SmoothedCache:
+    """EMA of a growing column, extended with only the new points (a full 100k-point EMA at
+    every redraw would be most of the redraw's cost)."""
+
+    def __init__(self) -> None:
+        self._key: tuple | None = None
+        self._values = np.empty(0)
+
+    def get(self, values: np.ndarray, smoothing: float, key: tuple) -> np.ndarray:
+        n, done = len(values), len(self._values)
+        same = self._key == key and 0 < done <= n and values[done - 1] == self._last
+        if not same or smoothing <= 0:
+            self._values = ema(values, smoothing)
+        elif n > done:
+            tail = lfilter([1.0 - smoothing], [1.0, -smoothing], values[done:],
+                           zi=[smoothing * self._values[-1]])[0]
+            self._values = np.concatenate([self._values, tail])
+        self._key = key
+        self._last = values[n - 1] if n else None
+        return self._values

@@ -1,0 +1,274 @@
+"""Training: throughput through the job thread, GUI stalls while training, curve redraw cost.
+
+Run: `.venv/bin/python -m benchmarks.bench_training [--steps 150] [--repeats 3]` (offscreen).
+     `.venv/bin/python -m benchmarks.bench_training --quality MINUTES` for the quality table.
+
+- throughput: tokens/s of the trainer run as the controller's job in the real main window
+  (shown, event loop turning, curves redrawing) against a plain PyTorch loop (forward,
+  cross-entropy, backward, clip, AdamW step) on the same model, batch, data and torch thread
+  count, in the same process, alternated, median of the repeats;
+- responsiveness: a 5 ms QTimer on the GUI thread while the window trains; a stall is a gap
+  between ticks; p99 and max, for 1 torch thread and for all cores (the choice in setup.py);
+- redraw: `CurvesView.redraw()` plus a synchronous repaint with 100k logged points per curve;
+- quality (--quality): validation loss after N minutes of each preset, and of a plain PyTorch
+  char-LSTM loop given the same minutes on the same data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import statistics
+import time
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+CHAR_LSTM = {"arch": "lstm", "embedding_size": 64, "hidden_size": 256, "num_layers": 1}
+
+
+def shipped_tokens():
+    from workbench.core.config.tokenizer import TokenizerConfig
+    from workbench.core.corpus.dataset import tokenize_job
+    from workbench.core.corpus.loading import load_corpus
+    from workbench.core.events import JobFinished
+    from workbench.core.jobs import JobControl
+    from workbench.core.resources import default_corpus_path
+
+    corpus = load_corpus(default_corpus_path())
+    for event in tokenize_job(corpus, TokenizerConfig(kind="char")).job(JobControl()):
+        if isinstance(event, JobFinished):
+            return corpus, event.result
+    raise RuntimeError("tokenizing gave no result")
+
+
+def model_config(vocab_size: int, spec: dict = CHAR_LSTM):
+    from workbench.core.config.models import config_from_dict
+
+    return dataclasses.replace(config_from_dict(spec), vocab_size=vocab_size)
+
+
+def plain_loop(tokens, config, training, steps: int, seconds: float | None = None) -> dict:
+    """The reference: the simplest correct TBPTT loop, written as anyone would."""
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+
+    from workbench.core.models import build_model
+
+    torch.set_num_threads(training.threads)
+    torch.manual_seed(training.seed)
+    model = build_model(config)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=training.lr,
+                                  weight_decay=training.weight_decay)
+    B, T = training.batch_size, training.seq_len
+    rows = torch.from_numpy(np.asarray(tokens.train[: len(tokens.train) // B * B])).view(B, -1)
+    state, position, done = None, 0, 0
+    start = time.perf_counter()
+    while done < steps and (seconds is None or time.perf_counter() - start < seconds):
+        if position + T + 1 > rows.shape[1]:
+            position, state = 0, None
+        chunk = rows[:, position: position + T + 1]
+        logits, state = model(chunk[:, :-1], state)
+        state = model.detach_state(state)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), chunk[:, 1:].reshape(-1))
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), training.grad_clip)
+        optimizer.step()
+        position += T
+        done += 1
+    elapsed = time.perf_counter() - start
+    return {"tok_s": done * B * T / elapsed, "model": model, "steps": done}
+
+
+class Probe:
+    """Gaps between ticks of a 5 ms timer on the GUI thread."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        self.ticks: list[float] = []
+        self.timer = QTimer()
+        self.timer.setInterval(5)
+        self.timer.timeout.connect(lambda: self.ticks.append(time.perf_counter()))
+
+    def stats(self) -> dict:
+        gaps = sorted(b - a for a, b in zip(self.ticks, self.ticks[1:], strict=False)) or [0.0]
+        return {"p99_ms": 1000 * gaps[int(0.99 * (len(gaps) - 1))], "max_ms": 1000 * gaps[-1]}
+
+
+def window_run(app, window, tokens, config, training) -> dict:
+    """Train through the controller's job thread with the window open; tokens/s as the GUI
+    receives the step events (wall clock between the first and last logged step)."""
+    from workbench.core.events import StepLogged
+
+    controller = window.controller
+    received: list[tuple[float, int]] = []
+
+    def on_event(event):
+        if isinstance(event, StepLogged):
+            received.append((time.perf_counter(), event.tokens_seen))
+
+    controller.job_event.connect(on_event)
+    corpus = controller.corpus
+    spec = controller.backend.training.train_job(corpus, tokens, config, training)
+    probe = Probe()
+    panel = window.panels["training"]
+    panel.timer.start()  # the curves redraw at ~30 Hz as they would while training
+    assert controller.run_job(spec)
+    probe.timer.start()
+    while controller.jobs.busy:
+        app.processEvents()
+        time.sleep(0.001)
+    probe.timer.stop()
+    panel.timer.stop()
+    controller.job_event.disconnect(on_event)
+    (t0, n0), (t1, n1) = received[1], received[-1]  # from the 2nd log: set-up left out
+    return {"tok_s": (n1 - n0) / (t1 - t0), **probe.stats()}
+
+
+def throughput_and_stalls(steps: int, repeats: int) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.app.window import build_window
+    from workbench.core.config.training import TrainingConfig
+
+    app = QApplication.instance() or QApplication([])
+    corpus, tokens = shipped_tokens()
+    window = build_window()
+    window.show()
+    window.controller.set_corpus(corpus)
+    window.controller.set_tokens(tokens)
+    config = model_config(tokens.vocab_size)
+    results: dict[str, list] = {"plain": [], "window": [], "window_all": []}
+    cores = os.cpu_count() or 1
+    for repeat in range(repeats):
+        for threads in (1, cores):
+            training = TrainingConfig(batch_size=32, seq_len=64, max_steps=steps,
+                                      eval_every=10 * steps, sample_every=0, log_every=10,
+                                      checkpoint_every=10 * steps, warmup_steps=10,
+                                      threads=threads, device="cpu")
+            if threads == 1:
+                results["plain"].append(plain_loop(tokens, config, training, steps)["tok_s"])
+                results["window"].append(window_run(app, window, tokens, config, training))
+            else:
+                results["window_all"].append(window_run(app, window, tokens, config, training))
+        print(f"repeat {repeat + 1}: plain {results['plain'][-1]:,.0f} tok/s, window "
+              f"{results['window'][-1]['tok_s']:,.0f} tok/s (1 thread; stalls p99 "
+              f"{results['window'][-1]['p99_ms']:.1f} ms, max {results['window'][-1]['max_ms']:.0f}"
+              f" ms); {cores} threads: {results['window_all'][-1]['tok_s']:,.0f} tok/s, p99 "
+              f"{results['window_all'][-1]['p99_ms']:.1f} ms, max "
+              f"{results['window_all'][-1]['max_ms']:.0f} ms", flush=True)
+    ratios = [w["tok_s"] / p for w, p in zip(results["window"], results["plain"], strict=True)]
+    median = statistics.median
+    print("\n| run | tokens/s | GUI p99 gap (ms) | GUI max gap (ms) |\n|---|---|---|---|")
+    print(f"| plain PyTorch loop, 1 thread | {median(results['plain']):,.0f} | | |")
+    for key, label in (("window", "window job thread, 1 thread"),
+                       ("window_all", f"window job thread, {cores} threads")):
+        rows = results[key]
+        print(f"| {label} | {median(r['tok_s'] for r in rows):,.0f} | "
+              f"{median(r['p99_ms'] for r in rows):.1f} | "
+              f"{median(r['max_ms'] for r in rows):.0f} |")
+    print(f"\nwindow / plain throughput per repeat: {', '.join(f'{r:.3f}' for r in ratios)}; "
+          f"median {median(ratios):.3f}")
+    window.close()
+
+
+def redraw_cost(repeats: int = 20) -> None:
+    """GUI-thread time of one curve update: `redraw()` (EMA, decimation, setData) and the
+    synchronous repaint of the six plots it causes, with 100k and with 1k logged points."""
+    import numpy as np
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.core.events import StepLogged
+    from workbench.qt.panels.training.curves import CurvesView
+    from workbench.qt.panels.training.series import RunSeries
+
+    app = QApplication.instance() or QApplication([])
+    print("\n| logged points | redraw() median (ms) | + repaint median (ms) | max (ms) |")
+    print("|---|---|---|---|")
+    for points in (100_000, 1_000):
+        view = CurvesView()
+        view.resize(1000, 500)
+        view.show()
+        series = RunSeries("bench", "bench", "#0072B2")
+        rng = np.random.default_rng(0)
+        loss = 4 * np.exp(-np.arange(points) / points * 5) + 1 + 0.05 * rng.standard_normal(
+            points)
+        for i in range(points):
+            series.add(StepLogged(i + 1, float(loss[i]), 1e-3 * (1 + i / points), 0.5, False,
+                                  2048 * (i + 1), 5e4 + i, 0.05 * i))
+        view.set_runs([series])
+        app.processEvents()
+        data, total = [], []
+        for i in range(repeats):
+            series.add(StepLogged(points + i + 1, 1.0, 1e-3, 0.5, False,
+                                  2048 * (points + i + 1), 5e4, 0.05 * (points + i)))
+            start = time.perf_counter()
+            view.redraw()
+            middle = time.perf_counter()
+            view.graphics.viewport().repaint()
+            end = time.perf_counter()
+            data.append(1000 * (middle - start))
+            total.append(1000 * (end - start))
+        print(f"| {points:,} | {statistics.median(data):.1f} | {statistics.median(total):.1f} "
+              f"| {max(total):.1f} |")
+        view.close()
+
+
+def quality(minutes: float) -> None:
+    """Validation loss after `minutes` of each preset, and of the plain loop, on this CPU."""
+    from workbench.core.events import EvalLogged
+    from workbench.core.jobs import JobControl, JobSpec, drive
+    from workbench.core.resources import resource_path
+    from workbench.core.training.batches import validation_windows
+    from workbench.core.training.evaluation import evaluate
+    from workbench.core.training.recipe import load_recipe
+    from workbench.core.training.recipe_run import recipe_train_steps
+
+    rows = []
+    for preset in sorted(resource_path("recipes").glob("*.toml")):
+        recipe = load_recipe(preset)
+        control = JobControl()
+        best, start = None, time.perf_counter()
+        spec = JobSpec(recipe.name, lambda c, r=recipe: recipe_train_steps(r, c, headless=True))
+        for event in drive(spec, control):
+            if isinstance(event, EvalLogged):
+                best = event
+                if time.perf_counter() - start > 60 * minutes:
+                    control.stop()
+        rows.append((recipe.name, best.step, best.val_loss, best.bits_per_token))
+        print(rows[-1], flush=True)
+    corpus, tokens = shipped_tokens()
+    recipe = load_recipe(resource_path("recipes", "char-lstm.toml"))
+    training = dataclasses.replace(recipe.training, threads=os.cpu_count() or 1)
+    config = model_config(tokens.vocab_size)
+    result = plain_loop(tokens, config, training, 10**9, seconds=60 * minutes)
+    import torch
+
+    windows = validation_windows(tokens.val, training.batch_size, training.seq_len,
+                                 training.eval_batches)
+    val = evaluate(result["model"], windows, torch.device("cpu"), False)
+    rows.append(("plain PyTorch char-LSTM", result["steps"], val, val / 0.6931471805599453))
+    print(f"\nquality after {minutes:g} min per run:\n| run | steps | val loss (nats/char) "
+          "| bits/char |\n|---|---|---|---|")
+    for name, step, loss, bits in rows:
+        print(f"| {name} | {step} | {loss:.3f} | {bits:.3f} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=150)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quality", type=float, metavar="MINUTES")
+    args = parser.parse_args()
+    if args.quality:
+        quality(args.quality)
+        return
+    throughput_and_stalls(args.steps, args.repeats)
+    redraw_cost()
+
+
+if __name__ == "__main__":
+    main()
