@@ -125,6 +125,8 @@ def test_tokenize_job_encodes_the_corpus_and_splits_it():
     assert tokens.split_sizes() == {"train": len(SAMPLE) - round(len(SAMPLE) * 0.2),
                                     "val": round(len(SAMPLE) * 0.2), "test": 0}
     assert tokens.ids.dtype == np.int64 and tokens.corpus_name == "sample"
+    assert tokens.token_counts.sum() == len(tokens.ids) and tokens.unknown_count() == 0
+    assert tokens.token_counts[tokens.tokenizer.encode("e")[0]] == SAMPLE.count("e")
 
 
 def test_tokenize_job_bpe_and_word_give_fewer_tokens_than_chars():

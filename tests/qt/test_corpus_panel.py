@@ -153,6 +153,11 @@ def test_tokenizer_settings_retokenize_with_words(qtbot, window, tmp_path):
     assert tokens.tokenizer.kind == "word"
     assert tokens.vocab_size == 4 + 9  # specials + the cat sat on mat dog log . \n
     assert tokens.split_sizes()["test"] == 0
+    table = view.vocabulary
+    assert table.rowCount() == 13
+    assert [table.item(i, 1).text() for i in (0, 4)] == ["<pad>", "the"]
+    assert table.item(4, 2).text() == "200"  # "the" four times a line pair, 50 pairs
+    assert {"↵", "."} <= {table.item(i, 1).text() for i in range(13)}  # line break drawn
     view.set_config(TokenizerConfig(val_fraction=0.5, test_fraction=0.45))
     assert not view.button.isEnabled() and "at least 10%" in view.split_note.text()
 

@@ -39,6 +39,7 @@ class TokenizedCorpus:
     config: TokenizerConfig = field(default_factory=TokenizerConfig)
     corpus_name: str = ""
     unknown_tokens: int | None = None  # ids equal to UNK; counted when encoding
+    token_counts: np.ndarray | None = field(default=None, repr=False)  # (vocab_size,) int64
 
     @property
     def vocab_size(self) -> int:
@@ -118,10 +119,11 @@ def tokenize_job(corpus, config: TokenizerConfig, tokenizer: Tokenizer | None = 
         trained = tokenizer or _train_tokenizer(text, config)
         done = len(text)
         yield Progress(done, total, f"Encoding with {trained.vocab_size} tokens")
-        parts, unknown, pacer = [], 0, Pacer()
+        parts, pacer = [], Pacer()
+        counts = np.zeros(trained.vocab_size, dtype=np.int64)
         for chunk in text_chunks(text):
             part = trained.encode_array(chunk)
-            unknown += int(np.count_nonzero(part == UNK))
+            counts += np.bincount(part, minlength=trained.vocab_size)[:trained.vocab_size]
             parts.append(part)
             done += len(chunk)
             control.check()
@@ -131,7 +133,7 @@ def tokenize_job(corpus, config: TokenizerConfig, tokenizer: Tokenizer | None = 
         train, val, test = split_ids(ids, config.val_fraction, config.test_fraction)
         result = TokenizedCorpus(trained, ids, train, val, test, config,
                                  corpus_name=getattr(corpus, "name", ""),
-                                 unknown_tokens=unknown)
+                                 unknown_tokens=int(counts[UNK]), token_counts=counts)
         yield JobFinished(result=result)
 
     return JobSpec(f"Tokenizing ({config.kind})", job)

@@ -6,14 +6,18 @@ import dataclasses
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -25,6 +29,12 @@ from workbench.core.config.tokenizer import TokenizerConfig
 ONLY_FOR = {"lowercase": {"word"}, "max_word_vocab": {"word"}, "word_pattern": {"word"},
             "bpe_vocab_size": {"bpe"}, "min_count": {"char", "word"}}
 SAMPLE_CHARS = 160
+VOCAB_ROWS = 2000  # enough to browse; a 30k-word vocabulary would make the table sluggish
+
+
+def visible_token(token: str) -> str:
+    """Spaces, tabs and line breaks drawn as signs, so ' the' and 'the' look different."""
+    return token.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥")
 
 
 def _editor(field: dataclasses.Field):
@@ -77,13 +87,21 @@ class TokenizerView(QWidget):
         self.sample.setWordWrap(True)
         self.sample.setObjectName("tokenizer-sample")
         self.sample.setTextFormat(Qt.TextFormat.PlainText)
+        self.vocabulary = QTableWidget(0, 3)
+        self.vocabulary.setObjectName("tokenizer-vocabulary")
+        self.vocabulary.setHorizontalHeaderLabels(["id", "token", "count in corpus"])
+        self.vocabulary.verticalHeader().setVisible(False)
+        self.vocabulary.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        header = self.vocabulary.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)  # token and count share
+        self.vocabulary.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.split_note)
         layout.addWidget(self.button)
         layout.addWidget(self.result)
         layout.addWidget(self.sample)
-        layout.addStretch(1)
+        layout.addWidget(self.vocabulary, 1)
         self.set_config(TokenizerConfig())
         for editor in self.editors.values():
             signal = getattr(editor, "currentIndexChanged", None) or getattr(
@@ -138,7 +156,9 @@ class TokenizerView(QWidget):
         if tokens is None:
             self.result.setText("Not tokenized yet.")
             self.sample.clear()
+            self.vocabulary.setRowCount(0)
             return
+        self._fill_vocabulary(tokens)
         sizes = tokens.split_sizes()
         n = max(1, len(tokens.ids))
         unknown = tokens.unknown_count()
@@ -152,5 +172,21 @@ class TokenizerView(QWidget):
         head = text_head[:SAMPLE_CHARS]
         if head:
             pieces = [tokens.tokenizer.token(i) for i in tokens.tokenizer.encode(head)]
-            shown = "│".join(p.replace("\n", "↵") for p in pieces)
+            shown = "│".join(visible_token(p) for p in pieces)
             self.sample.setText(f"First tokens: {shown}")
+
+    def _fill_vocabulary(self, tokens) -> None:
+        tokenizer, counts = tokens.tokenizer, tokens.token_counts
+        rows = min(tokenizer.vocab_size, VOCAB_ROWS)
+        self.vocabulary.setRowCount(rows)
+        for i in range(rows):
+            count = "" if counts is None else f"{int(counts[i]):,}"
+            for column, text in enumerate((str(i), visible_token(tokenizer.token(i)), count)):
+                item = QTableWidgetItem(text)
+                if column != 1:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                          | Qt.AlignmentFlag.AlignVCenter)
+                self.vocabulary.setItem(i, column, item)
+        shown = "" if rows == tokenizer.vocab_size else f" (first {rows:,} shown)"
+        self.vocabulary.setToolTip(f"Vocabulary of {tokenizer.vocab_size:,} ids{shown}; "
+                                   "ids 0-3 are the special tokens.")
