@@ -135,6 +135,10 @@ def test_bad_single_files_fail_with_a_message_naming_them(tmp_path):
     binary = tmp_path / "model.bin"
     binary.write_bytes(bytes(range(256)) * 10)
     assert failure(binary).startswith("model.bin: looks like a binary file")
+    utf16 = tmp_path / "wide.txt"  # no byte-order mark: only a chosen encoding reads it
+    utf16.write_bytes(VERSE.encode("utf-16-le"))
+    assert "choose utf-16 as encoding" in failure(utf16)
+    assert load_corpus(utf16, encoding="utf-16-le").text == VERSE
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"")
     assert failure(empty) == "empty.txt: is empty. Choose a file that contains text."

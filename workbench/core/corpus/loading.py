@@ -152,7 +152,8 @@ def _decode(path: Path, chunks: list[bytes], chosen: str | None, status: Progres
         if reason:
             raise UnusableFileError(path, f"looks like a binary file, not text: {reason}",
                                     "Choose a plain-text file (.txt, .md); save PDFs or word "
-                                    "processor documents as plain text first.")
+                                    "processor documents as plain text first (UTF-16 text "
+                                    "without a byte-order mark: choose utf-16 as encoding).")
     warning = None
     if chosen is not None and encoding == chosen and chosen != "utf-8":
         warning = (f"{path.name} was decoded as {chosen}, the encoding chosen in the Encoding "
