@@ -102,9 +102,12 @@ def take_screenshot(app, window, out: str, panel: str | None) -> int:
 
     settle(window, timeout_s=SCREENSHOT_TIMEOUT_S)
     if panel:
-        window.show_panel(panel)
-        app.processEvents()
+        # Float the panel at a readable size: tabbed in the layout it may be squeezed.
         widget = window.docks[panel]
+        widget.setFloating(True)
+        widget.resize(1280, 860)
+        window.show_panel(panel)
+        settle(window, timeout_s=SCREENSHOT_TIMEOUT_S)
     else:
         widget = window
     ok = widget.grab().save(out)

@@ -9,9 +9,11 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
+    QFrame,
     QLabel,
     QMainWindow,
     QMessageBox,
+    QScrollArea,
     QWidget,
 )
 
@@ -61,7 +63,13 @@ class MainWindow(QMainWindow):
     def add_panel(self, panel: Panel) -> None:
         dock = QDockWidget(panel.title, self)
         dock.setObjectName(f"dock-{panel.name}")
-        dock.setWidget(panel)
+        # A scroll area keeps one panel's minimum size from forcing the whole window wider
+        # than the screen; the panel still gets all the room the dock has.
+        scroller = QScrollArea()
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QFrame.Shape.NoFrame)
+        scroller.setWidget(panel)
+        dock.setWidget(scroller)
         self.addDockWidget(AREAS[panel.area], dock)
         self.panels[panel.name] = panel
         self.docks[panel.name] = dock
@@ -82,6 +90,12 @@ class MainWindow(QMainWindow):
                 first_in_area[panel.area] = dock
         for dock in first_in_area.values():
             dock.raise_()
+        left, right = first_in_area.get("left"), first_in_area.get("right")
+        if left is not None and right is not None:
+            self.resizeDocks([left, right], [self.width() // 2] * 2, Qt.Orientation.Horizontal)
+        bottom = first_in_area.get("bottom")
+        if bottom is not None:
+            self.resizeDocks([bottom], [self.height() * 2 // 5], Qt.Orientation.Vertical)
 
     def show_panel(self, name: str) -> None:
         dock = self.docks[name]
