@@ -138,7 +138,8 @@ def tiny_hooks_for_any_config():
     from workbench.core.training.evaluation import ModelHooks
 
     def build(config):
-        model = TinyGruLm(TinyConfig(vocab_size=config.vocab_size, hidden_size=16))
+        model = TinyGruLm(TinyConfig(vocab_size=config.vocab_size,
+                                     hidden_size=getattr(config, "hidden_size", 16)))
         model.config = config
         return model
 
