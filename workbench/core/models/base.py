@@ -1,0 +1,85 @@
+"""The protocol every language model implements (DESIGN.md section 3).
+
+Two paths over the same parameters:
+- `forward` is the fast path the trainer uses (fused cuDNN/oneDNN kernels, SDPA);
+- `trace` replays a short probe step by step, as a direct transcription of the seeds'
+  equations, and keeps every internal (gates, cell states, attention weights) as numpy.
+Tests assert that both give the same logits. The trainer and the inspectors only use these
+methods, so no code outside this package branches on an architecture's name.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import torch
+from torch import nn
+
+from workbench.core.trace import Trace
+
+State = Any  # None, a tensor (L*dirs, B, H), or a tuple of them (LSTM: (h, c))
+Clamp = dict[str, float] | None  # {"layer", "unit", "value"} or {"layer", "head", "value"}
+
+
+class SequenceModel(nn.Module, ABC):
+    """Base class: token ids (B, T) in, next-token logits (B, T, V) out."""
+
+    supports_state: bool = False  # True: state carries across calls (truncated BPTT)
+    causal: bool = True  # False for bidirectional encoders, which cannot be language models
+
+    def __init__(self, config: Any) -> None:
+        super().__init__()
+        self.config = config
+
+    def init_state(self, batch_size: int, device: torch.device | None = None) -> State:
+        return None
+
+    def detach_state(self, state: State) -> State:
+        """Cut the graph between training windows (truncated back-propagation through time)."""
+        if state is None:
+            return None
+        if isinstance(state, torch.Tensor):
+            return state.detach()
+        return tuple(s.detach() for s in state)
+
+    @abstractmethod
+    def forward(self, tokens: torch.Tensor, state: State = None) -> tuple[torch.Tensor, State]:
+        """Fast path: logits (B, T, V) and the state after the last token."""
+
+    @abstractmethod
+    def forward_clamped(
+        self, tokens: torch.Tensor, state: State, clamp: Clamp
+    ) -> tuple[torch.Tensor, State]:
+        """The step-by-step path with a unit or head clamped (the generation console uses it)."""
+
+    @abstractmethod
+    def trace(
+        self,
+        tokens: torch.Tensor,
+        state: State = None,
+        clamp: Clamp = None,
+        token_text: list[str] | None = None,
+    ) -> Trace:
+        """Replay a probe step by step with the same weights, keeping every internal."""
+
+    def parameter_count(self) -> int:
+        """Distinct parameters (a tied embedding and output matrix count once)."""
+        return sum(p.numel() for p in self.parameters())
+
+
+def as_probe(tokens: torch.Tensor) -> torch.Tensor:
+    """Accept (T,) or (1, T) token ids; return (1, T) long on the model's CPU."""
+    tokens = torch.as_tensor(tokens, dtype=torch.long)
+    if tokens.dim() == 1:
+        tokens = tokens.unsqueeze(0)
+    if tokens.dim() != 2 or tokens.shape[0] != 1:
+        raise ValueError(f"a probe is one sequence of token ids, got shape {tuple(tokens.shape)}")
+    return tokens
+
+
+def token_labels(tokens: torch.Tensor, token_text: list[str] | None) -> list[str]:
+    ids = tokens.reshape(-1).tolist()
+    if token_text is not None and len(token_text) == len(ids):
+        return list(token_text)
+    return [str(i) for i in ids]

@@ -1,0 +1,140 @@
+"""The recurrent family: Elman RNN, LSTM and GRU language models (SLP3 eqs. 9.6-9.8).
+
+e_t = E x_t;  h_t = cell(h_{t-1}, e_t) for each stacked layer;  y_t = softmax(V h_t).
+
+Training runs through the fused `nn.RNN` / `nn.LSTM` / `nn.GRU` modules (cuDNN on a GPU);
+`trace`, `forward_clamped` and `hidden_gradients` replay the same parameters one step at a time
+through `recurrent_steps`, which transcribes the seeds' cell equations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from workbench.core.models import recurrent_steps
+from workbench.core.models.base import Clamp, SequenceModel, State, as_probe, token_labels
+from workbench.core.models.registry import register_builder
+from workbench.core.trace import LayerTrace, Trace
+
+_FUSED = {"rnn": nn.RNN, "lstm": nn.LSTM, "gru": nn.GRU}
+
+
+class RecurrentLM(SequenceModel):
+    supports_state = True
+
+    def __init__(self, config) -> None:
+        super().__init__(config)
+        self.kind = config.arch  # "rnn" | "lstm" | "gru": picks the cell equations below
+        self.causal = not config.bidirectional
+        self.directions = 2 if config.bidirectional else 1
+        extra = {"nonlinearity": config.nonlinearity} if self.kind == "rnn" else {}
+        self.embedding = nn.Embedding(config.vocab_size, config.embedding_size)
+        self.rnn = _FUSED[self.kind](
+            config.embedding_size,
+            config.hidden_size,
+            num_layers=config.num_layers,
+            dropout=config.dropout if config.num_layers > 1 else 0.0,
+            batch_first=True,
+            bidirectional=config.bidirectional,
+            **extra,
+        )
+        # Identity when dropout is 0, so the fast path is exactly embedding -> rnn -> linear.
+        self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
+        self.head = nn.Linear(config.hidden_size * self.directions, config.vocab_size)
+        if config.tie_weights:
+            self.head.weight = self.embedding.weight  # E = V (SLP3 9.2.3, weight tying)
+
+    # --- state ------------------------------------------------------------------------------
+
+    def init_state(self, batch_size: int, device: torch.device | None = None) -> State:
+        shape = (self.config.num_layers * self.directions, batch_size, self.config.hidden_size)
+        device = device or self.embedding.weight.device
+        zeros = torch.zeros(shape, device=device)
+        return (zeros, zeros.clone()) if self.kind == "lstm" else zeros
+
+    # --- fast path ----------------------------------------------------------------------------
+
+    def forward(self, tokens: torch.Tensor, state: State = None) -> tuple[torch.Tensor, State]:
+        hidden, state = self.rnn(self.drop(self.embedding(tokens)), state)  # (B, T, H*dirs)
+        return self.head(self.drop(hidden)), state  # (B, T, V)
+
+    # --- step-by-step path ---------------------------------------------------------------------
+
+    def forward_clamped(
+        self, tokens: torch.Tensor, state: State, clamp: Clamp
+    ) -> tuple[torch.Tensor, State]:
+        run = recurrent_steps.run(self, self.embedding(tokens), state, clamp, record=False)
+        return self.head(run.output), run.state
+
+    def trace(
+        self,
+        tokens: torch.Tensor,
+        state: State = None,
+        clamp: Clamp = None,
+        token_text: list[str] | None = None,
+    ) -> Trace:
+        tokens = as_probe(tokens).to(self.embedding.weight.device)
+        was_training = self.training
+        self.eval()
+        try:
+            with torch.no_grad():
+                embedded = self.embedding(tokens)  # (1, T, E)
+                run = recurrent_steps.run(self, embedded, state, clamp, record=True)
+                logits = self.head(run.output)  # (1, T, V)
+        finally:
+            self.train(was_training)
+        layers = [
+            LayerTrace(
+                name=name,
+                kind=self.kind,
+                values={k: _numpy(torch.stack(v, dim=1)[0]) for k, v in record.items()},
+                convention=recurrent_steps.CONVENTIONS[self.kind],
+            )
+            for name, record in run.records.items()
+        ]
+        return Trace(
+            tokens=tokens[0].cpu().numpy(),
+            token_text=token_labels(tokens, token_text),
+            logits=_numpy(logits[0]),
+            layers=layers,
+            embeddings=_numpy(embedded[0]),
+        )
+
+    def hidden_gradients(self, tokens: torch.Tensor, targets: torch.Tensor) -> dict[str, np.ndarray]:
+        """||dL/dh_t|| for every layer and step of a probe, L = mean next-token cross-entropy.
+
+        This is the gradient that flows back through time (SEEDS P1, P8): in an Elman RNN it
+        usually fades towards early steps; gates let an LSTM keep it.
+        """
+        tokens = as_probe(tokens).to(self.embedding.weight.device)
+        targets = as_probe(targets).to(tokens.device)
+        was_training = self.training
+        self.eval()
+        try:
+            with torch.enable_grad():
+                run = recurrent_steps.run(self, self.embedding(tokens), None, None, record=True,
+                                          keep_graph=True)
+                logits = self.head(run.output)
+                loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                                                   targets.reshape(-1))
+                hs = {name: rec["h"] for name, rec in run.records.items()}
+                flat = [h for steps in hs.values() for h in steps]
+                grads = torch.autograd.grad(loss, flat, allow_unused=True)
+        finally:
+            self.train(was_training)
+        norms, i = {}, 0
+        for name, steps in hs.items():
+            chunk = grads[i:i + len(steps)]
+            i += len(steps)
+            norms[name] = np.array([0.0 if g is None else float(g.norm()) for g in chunk])
+        return norms
+
+
+def _numpy(tensor: torch.Tensor) -> np.ndarray:
+    return tensor.detach().float().cpu().numpy()
+
+
+for _arch in _FUSED:
+    register_builder(_arch)(RecurrentLM)

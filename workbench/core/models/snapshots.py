@@ -1,0 +1,42 @@
+"""Snapshots: a CPU numpy copy of a model's weights, and a private model rebuilt from one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from workbench.core.config.models import config_from_dict, config_to_dict
+from workbench.core.models.base import SequenceModel
+from workbench.core.models.registry import build_model
+from workbench.core.snapshot import Snapshot
+
+
+def snapshot_of(
+    model: SequenceModel,
+    tokenizer: dict[str, Any],
+    step: int = 0,
+    metrics: dict[str, float] | None = None,
+    run_name: str = "",
+) -> Snapshot:
+    """Copy the weights off the live model (any device) so others never touch it."""
+    weights = {
+        name: tensor.detach().to("cpu", dtype=torch.float32, copy=True).numpy()
+        for name, tensor in model.state_dict().items()
+    }
+    return Snapshot(
+        model_config=config_to_dict(model.config),
+        weights=weights,
+        tokenizer=dict(tokenizer),
+        step=int(step),
+        metrics=dict(metrics or {}),
+        run_name=run_name,
+    )
+
+
+def model_from_snapshot(snapshot: Snapshot) -> SequenceModel:
+    """A private CPU model in eval mode with the snapshot's weights."""
+    model = build_model(config_from_dict(snapshot.model_config))
+    state = {name: torch.from_numpy(array.copy()) for name, array in snapshot.weights.items()}
+    model.load_state_dict(state)
+    return model.eval()

@@ -1,0 +1,169 @@
+"""A GPT-style causal transformer decoder (SEEDS 2.5; SLP3 9.7-9.8; Vaswani et al.).
+
+x_0 = E[tokens] + P;  each block: multi-head causal self-attention and a position-wise FFN,
+each wrapped in a residual connection with LayerNorm, post-LN as the seeds write it
+(x = LayerNorm(x + Sublayer(x))) or pre-LN (x = x + Sublayer(LayerNorm(x))); logits = x V.
+
+`forward` uses `scaled_dot_product_attention` (fused kernels); `trace` and `forward_clamped`
+run `transformer_steps`, the same weights written out as the seeds' equations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from workbench.core.models import transformer_steps
+from workbench.core.models.base import Clamp, SequenceModel, State, as_probe, token_labels
+from workbench.core.models.registry import register_builder
+from workbench.core.trace import LayerTrace, Trace
+
+
+def sinusoidal_encoding(positions: int, width: int) -> torch.Tensor:
+    """P[pos, 2i] = sin(pos / 10000^{2i/d}), P[pos, 2i+1] = cos(pos / 10000^{2i/d}).
+
+    pos is the position and i the dimension pair (SEEDS errata 9 and 14: the seeds sometimes
+    write the position as t or the cos term with 2j).
+    """
+    pos = torch.arange(positions, dtype=torch.float64).unsqueeze(1)  # (T, 1)
+    pair = torch.arange(0, width, 2, dtype=torch.float64)  # 2i
+    angle = pos / torch.pow(10000.0, pair / width)  # (T, ceil(d/2))
+    table = torch.zeros(positions, width, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(angle)
+    table[:, 1::2] = torch.cos(angle[:, : width // 2])
+    return table.float()
+
+
+class Block(nn.Module):
+    def __init__(self, config) -> None:
+        super().__init__()
+        d = config.d_model
+        self.heads = config.num_heads
+        self.pre_norm = config.norm_placement == "pre"
+        self.qkv = nn.Linear(d, 3 * d)  # W_Q, W_K, W_V side by side
+        self.proj = nn.Linear(d, d)  # W_O
+        self.ff_in = nn.Linear(d, config.d_ff)  # FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
+        self.ff_out = nn.Linear(config.d_ff, d)
+        self.norm1 = nn.LayerNorm(d)
+        self.norm2 = nn.LayerNorm(d)
+        self.dropout = config.dropout
+        self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
+
+    def attention(self, x: torch.Tensor) -> torch.Tensor:
+        batch, steps, width = x.shape
+        q, k, v = self.qkv(x).split(width, dim=2)
+        shape = (batch, steps, self.heads, width // self.heads)
+        q, k, v = (t.view(shape).transpose(1, 2) for t in (q, k, v))  # (B, nh, T, hs)
+        out = F.scaled_dot_product_attention(
+            q, k, v, is_causal=True, dropout_p=self.dropout if self.training else 0.0
+        )
+        return self.proj(out.transpose(1, 2).reshape(batch, steps, width))  # (B, T, D)
+
+    def feed_forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.ff_out(F.relu(self.ff_in(x)))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.pre_norm:
+            x = x + self.drop(self.attention(self.norm1(x)))
+            return x + self.drop(self.feed_forward(self.norm2(x)))
+        x = self.norm1(x + self.drop(self.attention(x)))
+        return self.norm2(x + self.drop(self.feed_forward(x)))
+
+
+@register_builder("transformer")
+class TransformerLM(SequenceModel):
+    supports_state = False
+
+    def __init__(self, config) -> None:
+        super().__init__(config)
+        d = config.d_model
+        self.embedding = nn.Embedding(config.vocab_size, d)
+        self.learned_positions = config.positional == "learned"
+        if self.learned_positions:
+            self.positions = nn.Embedding(config.context_length, d)
+        else:  # not a parameter and not saved: rebuilt from the formula
+            self.register_buffer(
+                "sinusoid", sinusoidal_encoding(config.context_length, d), persistent=False
+            )
+        self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.num_layers))
+        # pre-LN leaves the residual stream unnormalised: one more LayerNorm before the head
+        self.final_norm = nn.LayerNorm(d) if config.norm_placement == "pre" else nn.Identity()
+        self.head = nn.Linear(d, config.vocab_size)
+        if config.tie_weights:
+            self.head.weight = self.embedding.weight
+        self.apply(self._init_weights)
+
+    @staticmethod
+    def _init_weights(module: nn.Module) -> None:
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+        if isinstance(module, nn.Linear) and module.bias is not None:
+            nn.init.zeros_(module.bias)
+
+    def positional(self, steps: int) -> torch.Tensor:
+        """The (T, D) position term added to the token embeddings."""
+        if steps > self.config.context_length:
+            raise ValueError(
+                f"The sequence has {steps} tokens; this model's context length is "
+                f"{self.config.context_length}."
+            )
+        if self.learned_positions:
+            return self.positions.weight[:steps]
+        return self.sinusoid[:steps]
+
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.embedding(tokens) + self.positional(tokens.shape[1])  # (B, T, D)
+
+    def forward(self, tokens: torch.Tensor, state: State = None) -> tuple[torch.Tensor, State]:
+        x = self.drop(self.embed(tokens))
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.final_norm(x)), None
+
+    def forward_clamped(
+        self, tokens: torch.Tensor, state: State, clamp: Clamp
+    ) -> tuple[torch.Tensor, State]:
+        x, _ = transformer_steps.run(self, self.embed(tokens), clamp, record=False)
+        return self.head(self.final_norm(x)), None
+
+    def trace(
+        self,
+        tokens: torch.Tensor,
+        state: State = None,
+        clamp: Clamp = None,
+        token_text: list[str] | None = None,
+    ) -> Trace:
+        tokens = as_probe(tokens).to(self.embedding.weight.device)
+        was_training = self.training
+        self.eval()
+        try:
+            with torch.no_grad():
+                x0 = self.embed(tokens)
+                x, records = transformer_steps.run(self, x0, clamp, record=True)
+                logits = self.head(self.final_norm(x))
+        finally:
+            self.train(was_training)
+        layers = [
+            LayerTrace(name=f"layer {i}", kind="attention",
+                       values={k: _numpy(v[0]) for k, v in rec.items()},
+                       convention=f"scaled dot-product, 1/√d_k with d_k = "
+                                  f"{self.config.d_model // self.config.num_heads}; "
+                                  f"{self.config.norm_placement}-LN")
+            for i, rec in enumerate(records)
+        ]
+        return Trace(
+            tokens=tokens[0].cpu().numpy(),
+            token_text=token_labels(tokens, token_text),
+            logits=_numpy(logits[0]),
+            layers=layers,
+            embeddings=_numpy(x0[0]),
+            extras={"positional": _numpy(self.positional(tokens.shape[1]))},
+        )
+
+
+def _numpy(tensor: torch.Tensor) -> np.ndarray:
+    return tensor.detach().float().cpu().numpy()
+

@@ -1,0 +1,65 @@
+"""The transformer's blocks written out as the seeds' equations, on the model's own weights.
+
+  Attention(Q, K, V) = softmax(Q Kᵀ / √d_k + M) V,  Q = X W_Q, K = X W_K, V = X W_V   (000, 9.34)
+  M[i, j] = −∞ for j > i (the causal mask: a position sees itself and the past only)
+  MultiHead(X) = Concat(head_1, …, head_h) W_O
+  LayerNorm(x) = γ (x − μ) / √(σ² + ε) + β, with the population variance σ² = mean((x − μ)²)
+  FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch.nn import functional as F
+
+
+def layer_norm(x: torch.Tensor, norm: torch.nn.LayerNorm) -> torch.Tensor:
+    mean = x.mean(dim=-1, keepdim=True)
+    variance = ((x - mean) ** 2).mean(dim=-1, keepdim=True)  # population, not n − 1
+    return norm.weight * (x - mean) / torch.sqrt(variance + norm.eps) + norm.bias
+
+
+def attention(block, x: torch.Tensor, head_clamp: tuple[int, float] | None):
+    """Multi-head causal self-attention; returns the output, the weights and the scores."""
+    batch, steps, width = x.shape
+    heads = block.heads
+    size = width // heads  # d_k
+    q, k, v = F.linear(x, block.qkv.weight, block.qkv.bias).split(width, dim=2)
+    q, k, v = (t.view(batch, steps, heads, size).transpose(1, 2) for t in (q, k, v))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(size)  # (B, nh, T, T)
+    future = torch.ones(steps, steps, dtype=torch.bool, device=x.device).triu(1)
+    scores = scores.masked_fill(future, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)  # rows sum to 1 over j <= i
+    heads_out = weights @ v  # (B, nh, T, d_k)
+    if head_clamp is not None:
+        heads_out = heads_out.clone()
+        heads_out[:, head_clamp[0]] = head_clamp[1]
+    concat = heads_out.transpose(1, 2).reshape(batch, steps, width)  # (B, T, D)
+    return F.linear(concat, block.proj.weight, block.proj.bias), weights, scores
+
+
+def feed_forward(block, x: torch.Tensor) -> torch.Tensor:
+    hidden = torch.relu(F.linear(x, block.ff_in.weight, block.ff_in.bias))
+    return F.linear(hidden, block.ff_out.weight, block.ff_out.bias)
+
+
+def run(model, x: torch.Tensor, clamp, record: bool):
+    """x (B, T, D) with positions added -> the last residual stream and per-layer records."""
+    records = []
+    for index, block in enumerate(model.blocks):
+        head_clamp = None
+        if clamp is not None and int(clamp["layer"]) == index:
+            head_clamp = (int(clamp["head"]), float(clamp["value"]))
+        if block.pre_norm:
+            attended, weights, scores = attention(block, layer_norm(x, block.norm1), head_clamp)
+            x = x + attended
+            x = x + feed_forward(block, layer_norm(x, block.norm2))
+        else:
+            attended, weights, scores = attention(block, x, head_clamp)
+            x = layer_norm(x + attended, block.norm1)
+            x = layer_norm(x + feed_forward(block, x), block.norm2)
+        if record:
+            records.append({"attn": weights, "scores": scores, "resid": x})
+    return x, records
