@@ -102,7 +102,9 @@ class RecurrentLM(SequenceModel):
             embeddings=_numpy(embedded[0]),
         )
 
-    def hidden_gradients(self, tokens: torch.Tensor, targets: torch.Tensor) -> dict[str, np.ndarray]:
+    def hidden_gradients(
+        self, tokens: torch.Tensor, targets: torch.Tensor
+    ) -> dict[str, np.ndarray]:
         """||dL/dh_t|| for every layer and step of a probe, L = mean next-token cross-entropy.
 
         This is the gradient that flows back through time (SEEDS P1, P8): in an Elman RNN it

@@ -9,7 +9,8 @@ A transcription of the seeds' cell equations, reading the weights that `nn.RNN`,
       g_t = tanh(U_g h_{t-1} + W_g x_t + b_g)   o_t = σ(U_o h_{t-1} + W_o x_t + b_o)
       c_t = f_t ⊙ c_{t-1} + i_t ⊙ g_t          h_t = o_t ⊙ tanh(c_t)
   GRU (torch's form): r_t = σ(W_r x_t + U_r h_{t-1} + b_r),  z_t = σ(W_z x_t + U_z h_{t-1} + b_z),
-      n_t = tanh(W_n x_t + b_in + r_t ⊙ (U_n h_{t-1} + b_hn)),  h_t = (1 − z_t) ⊙ n_t + z_t ⊙ h_{t-1}.
+      n_t = tanh(W_n x_t + b_in + r_t ⊙ (U_n h_{t-1} + b_hn)),
+      h_t = (1 − z_t) ⊙ n_t + z_t ⊙ h_{t-1}.
       Seed 001 writes h_t = (1 − z_t) h_{t-1} + z_t h̃_t: its z_t is torch's 1 − z_t, and it puts
       r_t before the matrix product (r_t ⊙ h_{t-1}); torch applies r_t after it.
 """
