@@ -61,7 +61,7 @@ PROGRESS_EVERY_S = 0.2
 @dataclasses.dataclass
 class TrainRequest:
     """What to train. `run_dir` None makes a new run folder; `resume` continues its latest
-    checkpoint. `headless` lets torch use every core (the CLI); the window keeps one free."""
+    checkpoint. `headless` marks a CLI run (see `setup.choose_threads` for the thread count)."""
 
     tokens: object  # TokenizedCorpus
     model_config: object
