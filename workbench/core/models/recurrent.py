@@ -105,10 +105,12 @@ class RecurrentLM(SequenceModel):
     def hidden_gradients(
         self, tokens: torch.Tensor, targets: torch.Tensor
     ) -> dict[str, np.ndarray]:
-        """||dL/dh_t|| for every layer and step of a probe, L = mean next-token cross-entropy.
+        """||∂L_T/∂h_t|| for every layer and step t of a probe, where L_T is the cross-entropy
+        of the last position's prediction.
 
-        This is the gradient that flows back through time (SEEDS P1, P8): in an Elman RNN it
-        usually fades towards early steps; gates let an LSTM keep it.
+        Only the last step's loss is used so that every h_t reaches it through time alone: the
+        curve is the gradient flowing back through time (SEEDS P1, P8). In an Elman RNN it
+        usually fades towards early steps; an LSTM's cell state lets it travel further.
         """
         tokens = as_probe(tokens).to(self.embedding.weight.device)
         targets = as_probe(targets).to(tokens.device)
@@ -119,8 +121,7 @@ class RecurrentLM(SequenceModel):
                 run = recurrent_steps.run(self, self.embedding(tokens), None, None, record=True,
                                           keep_graph=True)
                 logits = self.head(run.output)
-                loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]),
-                                                   targets.reshape(-1))
+                loss = nn.functional.cross_entropy(logits[:, -1], targets[:, -1])
                 hs = {name: rec["h"] for name, rec in run.records.items()}
                 flat = [h for steps in hs.values() for h in steps]
                 grads = torch.autograd.grad(loss, flat, allow_unused=True)
