@@ -55,8 +55,9 @@ class InspectionBackend:
         return model
 
     def _cached_probe(self, snapshot, text, gradients, top_k):
+        wanted = (True,) if gradients else (False, True)  # gradients serve a request without
         with self._lock:
-            for key in ((id(snapshot), text, True, top_k), (id(snapshot), text, gradients, top_k)):
+            for key in ((id(snapshot), text, g, top_k) for g in wanted):
                 hit = self._probes.get(key)
                 if hit is not None and hit[0] is snapshot:
                     return hit[1]
@@ -84,6 +85,7 @@ class InspectionBackend:
 
         tokenizer = self.tokenizer_for(snapshot)
         encode_probe(tokenizer, text)  # refuse an empty or long probe before a thread starts
+        gradients = bool(gradients)
 
         def job(control: JobControl) -> Iterator[Event]:
             cached = self._cached_probe(snapshot, text, gradients, top_k)

@@ -9,7 +9,7 @@ model's own weights) and adds to `Trace.extras`, so the Qt room receives one tor
   "pca_path" (T, 2), "pca_explained" (2,)  last layer's states projected by PCA
   "saturation/<layer>/<gate>" (H, 2) fractions of steps with the gate < 0.1 and > 0.9
   "head_stats/<layer>" (nh, 4)       entropy, mean distance, previous- and first-token scores
-  "grad_norm/<layer>" (T-1,)         ||dL/dh_t|| for the probe's next-token loss (recurrent)
+  "grad_norm/<layer>" (T-1,)         ||dL_T/dh_t||, L_T the last prediction's loss (recurrent)
   "step" ()                          the training step of the snapshot probed
 """
 
@@ -86,8 +86,9 @@ def derived_extras(trace: Trace, tokenizer: Any, top_k: int, step: int) -> dict[
 
 
 def gradient_norms(model: Any, ids: list[int]) -> dict[str, np.ndarray]:
-    """||dL/dh_t|| per layer for the probe's next-token loss, from the model's own
-    `hidden_gradients` (models without recurrent state have none)."""
+    """||dL_T/dh_t|| per layer along the probe, L_T the loss of its last prediction, from the
+    model's own `hidden_gradients`: how far back through time one loss reaches (the
+    vanishing-gradient picture). Models without recurrent state have no such method."""
     import torch
 
     if len(ids) < 2 or not hasattr(model, "hidden_gradients"):

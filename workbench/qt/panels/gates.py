@@ -89,8 +89,8 @@ class GatesPanel(Panel):
             self.curve_plot, self._curve_data, "unit", controller.report_error), self.text_view)
         # saturation scatter with a slider over snapshots
         self.scatter_plot = pg.PlotWidget(background="w")
-        self.scatter_plot.setLabel("bottom", "fraction of steps < 0.1 (shut)")
-        self.scatter_plot.setLabel("left", "fraction of steps > 0.9 (open)")
+        self.scatter_plot.setLabel("bottom", "fraction of steps &lt; 0.1 (shut)")
+        self.scatter_plot.setLabel("left", "fraction of steps &gt; 0.9 (open)")
         self.scatter_plot.setRange(xRange=(0, 1), yRange=(0, 1))
         self.scatter = pg.ScatterPlotItem(size=7, brush=pg.mkBrush(31, 119, 180, 160))
         self.scatter_plot.addItem(self.scatter)

@@ -97,7 +97,7 @@ class GeneratePanel(Panel):
         self.output.highlighted.connect(self._on_hover)
         self.output.anchorClicked.connect(self._on_click)
         self.info = QLabel("Hover a token for its probability and alternatives; click it to "
-                           "re-sample from there.")
+                           "re-sample from there. Orange: how unlikely each token was.")
         self.info.setWordWrap(True)
         self.info.setTextFormat(Qt.TextFormat.RichText)
         self.history_list = QListWidget()
@@ -105,8 +105,9 @@ class GeneratePanel(Panel):
         self.timer = QTimer(self)
         self.timer.setInterval(33)  # redraw the stream at most ~30 times a second
         self.timer.timeout.connect(self._redraw)
-        clamp_row = row(self.clamp_on, self.clamp_kind, QLabel("layer"), self.clamp_layer,
-                        QLabel("index"), self.clamp_index, QLabel("value"), self.clamp_value)
+        clamp_row = column(row(self.clamp_on, self.clamp_kind, QLabel("layer"), self.clamp_layer),
+                           row(QLabel("unit / head"), self.clamp_index, QLabel("value"),
+                               self.clamp_value))
         left = column(row(self.source, open_button), QLabel("Prompt"), self.prompt, self.form,
                       clamp_row, row(self.generate_button, self.stop_button))
         left.layout().addStretch(1)
@@ -114,7 +115,7 @@ class GeneratePanel(Panel):
         scroll.setWidget(left)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(300)
+        scroll.setMinimumWidth(left.sizeHint().width() + 24)
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(column(self.output, self.info))
         right.addWidget(column(QLabel("History"), self.history_list))
@@ -265,9 +266,11 @@ class GeneratePanel(Panel):
         self._dirty = False
         parts = [f'<span style="color:#777777">{_escape(self.prompt_used)}</span>']
         for i, token in enumerate(self.tokens):
-            weight = "bold" if token.rank > 0 else "normal"  # not the argmax: sampled
+            # the less likely the token was, the stronger its orange background
+            alpha = int(200 * (1.0 - token.probability))
             parts.append(f'<a href="{i}" style="color:#000000; text-decoration:none; '
-                         f'font-weight:{weight}">{_escape(token.text) or "⏎"}</a>')
+                         f'background-color:rgba(230,159,0,{alpha})">'
+                         f'{_escape(token.text) or "⏎"}</a>')
         self.output.setHtml("<div style='font-family: monospace; font-size: 12pt'>"
                             + "".join(parts) + "</div>")
         self.output.moveCursor(QTextCursor.MoveOperation.End)

@@ -54,7 +54,7 @@ class GradientsPanel(Panel):
         clear.clicked.connect(self.clear_other_runs)
         self.plot = pg.PlotWidget(background="w")
         self.plot.setLabel("bottom", "time step t (probe token)")
-        self.plot.setLabel("left", "‖∂L/∂h_t‖")
+        self.plot.setLabel("left", "‖∂L_T/∂h_t‖")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.legend = self.plot.addLegend(offset=(-5, 5))
         self.card = QLabel(card_html("gradient"))
@@ -128,7 +128,7 @@ class GradientsPanel(Panel):
         every = max(1, len(shown) // 40)
         self.plot.getAxis("bottom").setTicks(
             [[(i, text) for i, text in enumerate(shown)][::every]])
-        self.plot.setTitle("‖∂L/∂h_t‖ along the probe: how far back the loss reaches")
+        self.plot.setTitle("‖∂L_T/∂h_t‖: how far back the last prediction's loss reaches")
 
     def _data(self):
         curves = self.curves()

@@ -67,11 +67,12 @@ added to the token embeddings before the first block.
 
 GRADIENT = """
 <b>Gradient through time</b> (BPTT)<br>
-For the probe's next-token loss L = −Σ<sub>t</sub> log ŷ<sub>t</sub>[x<sub>t+1</sub>], the curve is
-‖∂L/∂h<sub>t</sub>‖ against t. ∂L/∂h<sub>t</sub> collects the losses after t through the chain
-∂h<sub>t+1</sub>/∂h<sub>t</sub> ⋯; in an Elman RNN each factor carries U<sup>T</sup> and g′, so
-the norm shrinks (vanishing) or grows (exploding) geometrically going back; the LSTM's additive
-cell path c<sub>t</sub> = f<sub>t</sub> ⊙ c<sub>t−1</sub> + … lets it survive longer.
+For the loss of the probe's last prediction, L<sub>T</sub> = −log ŷ<sub>T</sub>[x<sub>T+1</sub>],
+the curve is ‖∂L<sub>T</sub>/∂h<sub>t</sub>‖ against t. It reaches h<sub>t</sub> only through the
+chain ∂h<sub>T</sub>/∂h<sub>T−1</sub> ⋯ ∂h<sub>t+1</sub>/∂h<sub>t</sub>; in an Elman RNN each
+factor carries U<sup>T</sup> and g′, so the norm shrinks (vanishing) or grows (exploding)
+geometrically going back; the LSTM's additive cell path
+c<sub>t</sub> = f<sub>t</sub> ⊙ c<sub>t−1</sub> + … lets it survive longer.
 """
 
 CARDS = {"lstm": LSTM, "gru": GRU, "rnn": RNN, "attention": ATTENTION,

@@ -119,7 +119,9 @@ class Heatmap(QWidget):
         self.colorbar.setLevels(levels)
         self.mask_backdrop.setRect(QRectF(0, 0, values.shape[1], values.shape[0]))
         self.plot.getAxis("bottom").setTicks([ticks(self.col_labels)])
-        self.plot.getAxis("left").setTicks([ticks(self.row_labels)])
+        # rows are as tall as the view allows: label at most one row per 14 pixels
+        row_limit = max(4, min(MAX_LABELS, self.view.height() // 14))
+        self.plot.getAxis("left").setTicks([ticks(self.row_labels, row_limit)])
         self.plot.setRange(xRange=(0, values.shape[1]), yRange=(0, values.shape[0]), padding=0)
         if title is not None:
             self.plot.setTitle(title)
