@@ -10,11 +10,13 @@ import torch
 from workbench.core.config.training import TrainingConfig
 from workbench.core.jobs import UserFacingError
 
-# How many cores the window leaves to the GUI thread. bench_training measured it on a 2-core
-# machine: with torch on both cores the GUI's 5 ms timer still ticked within p99 10 ms / max
-# 18 ms (one thread: 6 / 10 ms) at 1.7x the tokens per second, because torch's kernels release
-# the interpreter lock. So the window, like the CLI, uses every core.
-GUI_RESERVED_CORES = 0
+# The window leaves one core to the GUI thread (and to whatever else runs on the machine);
+# headless runs use every core. bench_training on the shared 2-core machine: with 1 torch
+# thread the window trained at a steady 47-49k tokens/s (0.97 of a plain loop) with GUI gaps
+# p99 6 ms / max 13 ms; with 2 threads, while other processes used the CPU, the window got
+# 36-41k tokens/s and a plain 2-thread loop swung between 14k and 87k (oversubscribed torch
+# threads spin and wait on each other). One spare core is the robust choice.
+GUI_RESERVED_CORES = 1
 
 
 def choose_threads(requested: int, headless: bool) -> int:

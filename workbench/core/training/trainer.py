@@ -91,6 +91,10 @@ class Trainer:
                                                 vocab_size=tokens.vocab_size)
         torch.manual_seed(config.seed)
         self.model = self.hooks.build(self.model_config).to(self.device)
+        if not getattr(self.model, "causal", True):
+            raise UserFacingError("A bidirectional model sees the token it should predict, so it "
+                                  "cannot be trained as a language model. Turn off "
+                                  "'Bidirectional' in the model settings.")
         self.stateful = bool(getattr(self.model, "supports_state", False))
         context = getattr(self.model_config, "context_length", None)
         self.seq_len = min(config.seq_len, context) if context else config.seq_len
