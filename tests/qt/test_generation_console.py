@@ -42,6 +42,18 @@ def test_tokens_stream_into_the_console_and_history(qtbot, panel):
     assert prompt == "ROMEO:" and config.strategy == "top-k" and clamp is None
 
 
+def test_the_generate_button_generates_from_the_prompt(qtbot, panel):
+    from PySide6.QtCore import Qt
+
+    panel.controller.set_snapshot(snapshot())
+    panel.prompt.setPlainText("JULIET:")
+    with qtbot.waitSignal(panel.controller.queries.busy_changed,
+                          check_params_cb=lambda busy: not busy, timeout=5000):
+        qtbot.mouseClick(panel.generate_button, Qt.MouseButton.LeftButton)
+    assert panel.controller.backend.inspection.generations[-1][0] == "JULIET:"
+    assert panel.history_list.count() == 1
+
+
 def test_hover_shows_probability_entropy_rank_and_alternatives(qtbot, panel):
     panel.controller.set_snapshot(snapshot())
     generate(qtbot, panel)

@@ -88,7 +88,7 @@ class GeneratePanel(Panel):
         self.clamp_value.setSingleStep(0.1)
         self.generate_button = QPushButton("Generate")
         self.generate_button.setDefault(True)
-        self.generate_button.clicked.connect(self.generate)
+        self.generate_button.clicked.connect(lambda _checked=False: self.generate())
         self.stop_button = QPushButton("Stop")
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
