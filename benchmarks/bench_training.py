@@ -268,23 +268,25 @@ def quality(minutes: float) -> None:
     from workbench.core.training.evaluation import evaluate
     from workbench.core.training.recipe import load_recipe
     from workbench.core.training.recipe_run import recipe_train_steps
+    from workbench.core.training.setup import choose_threads
 
     rows = []
     for preset in sorted(resource_path("recipes").glob("*.toml")):
         recipe = load_recipe(preset)
         control = JobControl()
         best, start = None, time.perf_counter()
-        spec = JobSpec(recipe.name, lambda c, r=recipe: recipe_train_steps(r, c, headless=True))
+        spec = JobSpec(recipe.name, lambda c, r=recipe: recipe_train_steps(r, c))
         for event in drive(spec, control):
             if isinstance(event, EvalLogged):
                 best = event
                 if time.perf_counter() - start > 60 * minutes:
                     control.stop()
-        rows.append((recipe.name, best.step, best.val_loss, best.bits_per_token))
+        rows.append((recipe.name, best.step, best.val_loss, best.bits_per_token,
+                     time.perf_counter() - start))
         print(rows[-1], flush=True)
     corpus, tokens = shipped_tokens()
     recipe = load_recipe(resource_path("recipes", "char-lstm.toml"))
-    training = dataclasses.replace(recipe.training, threads=os.cpu_count() or 1)
+    training = dataclasses.replace(recipe.training, threads=choose_threads(0))
     config = model_config(tokens.vocab_size)
     result = plain_loop(tokens, config, training, 10**9, seconds=60 * minutes)
     import torch
@@ -292,11 +294,12 @@ def quality(minutes: float) -> None:
     windows = validation_windows(tokens.val, training.batch_size, training.seq_len,
                                  training.eval_batches)
     val = evaluate(result["model"], windows, torch.device("cpu"), False)
-    rows.append(("plain PyTorch char-LSTM", result["steps"], val, val / 0.6931471805599453))
-    print(f"\nquality after {minutes:g} min per run:\n| run | steps | val loss (nats/char) "
-          "| bits/char |\n|---|---|---|---|")
-    for name, step, loss, bits in rows:
-        print(f"| {name} | {step} | {loss:.3f} | {bits:.3f} |")
+    rows.append(("plain PyTorch char-LSTM (constant lr)", result["steps"], val,
+                 val / 0.6931471805599453, 60 * minutes))
+    print(f"\nquality, at most {minutes:g} min per run:\n| run | steps | val loss (nats/char) "
+          "| bits/char | wall time (s) |\n|---|---|---|---|---|")
+    for name, step, loss, bits, seconds in rows:
+        print(f"| {name} | {step} | {loss:.3f} | {bits:.3f} | {seconds:.0f} |")
 
 
 def main() -> None:

@@ -93,3 +93,18 @@ def test_no_temporary_files_are_left_behind(tmp_path):
     for _ in range(3):
         save_checkpoint(tmp_path, "latest", model, optimizer, {"step": 1})
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_tied_weights_are_saved_and_stay_tied(tmp_path):
+    model, optimizer, _ = _trained()
+    model.out.weight = torch.nn.Parameter(torch.randn(10, 12))
+    model.embed = torch.nn.Embedding(10, 12)
+    model.embed.weight = model.out.weight  # tied, as a transformer with tie_weights
+    save_checkpoint(tmp_path, "latest", model, optimizer, {"step": 2})
+    fresh, _, _ = _trained()
+    fresh.out.weight = torch.nn.Parameter(torch.zeros(10, 12))
+    fresh.embed = torch.nn.Embedding(10, 12)
+    fresh.embed.weight = fresh.out.weight
+    load_weights_into(fresh, load_checkpoint(tmp_path))
+    assert torch.equal(fresh.out.weight, model.out.weight)
+    assert fresh.embed.weight is fresh.out.weight

@@ -90,7 +90,7 @@ def _job(args) -> tuple[JobSpec, int]:
         recipe = load_recipe(Path(args.resume) / "recipe.toml")
         total = args.max_steps or recipe.training.max_steps
         return JobSpec("resume", lambda control: resume_steps(
-            args.resume, control, args.max_steps, headless=True)), total
+            args.resume, control, args.max_steps)), total
     recipe = load_recipe(args.recipe)
     changes = {}
     if args.device:
@@ -110,7 +110,7 @@ def _job(args) -> tuple[JobSpec, int]:
                                   f"--resume {out} to continue it.")
         out.mkdir(parents=True, exist_ok=True)
     return JobSpec(recipe.name, lambda control: recipe_train_steps(
-        recipe, control, run_dir=out, headless=True)), recipe.training.max_steps
+        recipe, control, run_dir=out)), recipe.training.max_steps
 
 
 def _run(spec: JobSpec, total: int) -> int:

@@ -91,7 +91,10 @@ def flatten_state(state: Any) -> list[torch.Tensor]:
 def save_checkpoint(folder: Path, kind: str, model, optimizer, meta: dict[str, Any],
                     state: Any = None) -> Path:
     """Write `<kind>.safetensors` and `<kind>.json` into `folder`; returns the JSON path."""
-    tensors = {f"model.{k}": v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
+    # clone: tied weights (embedding = output projection) share storage, which safetensors
+    # refuses; saved twice, they load back into the one shared parameter
+    tensors = {f"model.{k}": v.detach().cpu().clone().contiguous()
+               for k, v in model.state_dict().items()}
     optim_tensors, optim_plain = _flatten_optimizer(optimizer.state_dict())
     tensors.update(optim_tensors)
     for i, part in enumerate(flatten_state(state)):

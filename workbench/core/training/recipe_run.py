@@ -43,17 +43,17 @@ def tokens_steps(recipe: Recipe, control: JobControl, tokenizer=None
 
 
 def recipe_train_steps(recipe: Recipe, control: JobControl, run_dir: Path | None = None,
-                       headless: bool = False, hooks=None) -> Iterator[Event]:
+                       hooks=None) -> Iterator[Event]:
     """Train a recipe into a new run folder (or `run_dir`)."""
     tokens = yield from tokens_steps(recipe, control)
     request = TrainRequest(tokens, recipe.model, recipe.training, run_dir=run_dir,
                            run_name=recipe.name, recipe_toml=recipe_to_toml(recipe),
-                           headless=headless, hooks=hooks)
+                           hooks=hooks)
     yield from train_steps(request)
 
 
 def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None = None,
-                 headless: bool = False, hooks=None) -> Iterator[Event]:
+                 hooks=None) -> Iterator[Event]:
     """Continue a run from its latest checkpoint (optionally to a new step count)."""
     from workbench.core.corpus.tokenizers import tokenizer_from_dict
     from workbench.core.training.checkpoints import load_checkpoint
@@ -74,5 +74,5 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
     tokenizer = tokenizer_from_dict(saved.meta["tokenizer"])
     tokens = yield from tokens_steps(recipe, control, tokenizer)
     request = TrainRequest(tokens, recipe.model, recipe.training, run_dir=run_dir,
-                           run_name=recipe.name, resume=True, headless=headless, hooks=hooks)
+                           run_name=recipe.name, resume=True, hooks=hooks)
     yield from train_steps(request)

@@ -10,20 +10,20 @@ import torch
 from workbench.core.config.training import TrainingConfig
 from workbench.core.jobs import UserFacingError
 
-# The window leaves one core to the GUI thread (and to whatever else runs on the machine);
-# headless runs use every core. bench_training on the shared 2-core machine: with 1 torch
-# thread the window trained at a steady 47-49k tokens/s (0.97 of a plain loop) with GUI gaps
-# p99 6 ms / max 13 ms; with 2 threads, while other processes used the CPU, the window got
-# 36-41k tokens/s and a plain 2-thread loop swung between 14k and 87k (oversubscribed torch
-# threads spin and wait on each other). One spare core is the robust choice.
-GUI_RESERVED_CORES = 1
+# torch gets every core but one (at least one), in the window and headless alike. Measured on
+# the shared 2-core machine (bench_training and a transformer step timed alone): with 1 thread
+# the window trained a char-LSTM at a steady 47-49k tokens/s (0.97 of a plain loop) with GUI
+# gaps p99 6 ms / max 13 ms; with 2 threads while other processes used the CPU, OpenMP's
+# spinning threads waited on each other: a plain LSTM loop swung between 14k and 87k tokens/s
+# and a transformer step took 0.7-1.8 s instead of 48 ms. The spare core keeps the GUI thread
+# and the rest of the machine alive; on a many-core machine it costs little.
+RESERVED_CORES = 1
 
 
-def choose_threads(requested: int, headless: bool) -> int:
+def choose_threads(requested: int) -> int:
     if requested > 0:
         return requested
-    cores = os.cpu_count() or 1
-    return cores if headless else max(1, cores - GUI_RESERVED_CORES)
+    return max(1, (os.cpu_count() or 1) - RESERVED_CORES)
 
 
 def resolve_device(name: str) -> torch.device:

@@ -61,7 +61,7 @@ PROGRESS_EVERY_S = 0.2
 @dataclasses.dataclass
 class TrainRequest:
     """What to train. `run_dir` None makes a new run folder; `resume` continues its latest
-    checkpoint. `headless` marks a CLI run (see `setup.choose_threads` for the thread count)."""
+    checkpoint."""
 
     tokens: object  # TokenizedCorpus
     model_config: object
@@ -70,7 +70,6 @@ class TrainRequest:
     run_name: str = "run"
     recipe_toml: str = ""
     resume: bool = False
-    headless: bool = False
     hooks: ModelHooks | None = None
 
 
@@ -82,7 +81,7 @@ class Trainer:
         if problems:
             raise UserFacingError("Training settings: " + " ".join(problems))
         self.hooks = request.hooks or ModelHooks.default()
-        torch.set_num_threads(choose_threads(config.threads, request.headless))
+        torch.set_num_threads(choose_threads(config.threads))
         self.device = resolve_device(config.device)
         self.amp = config.bf16 and self.device.type == "cuda"
         tokens = request.tokens
