@@ -120,3 +120,28 @@ def test_bad_requests_get_clear_messages(tmp_path):
         backend.load_checkpoint_job(tmp_path / "nothing")
     with pytest.raises(UserFacingError, match="Temperature"):
         backend.generation_job(snap, "to", GenerationConfig(temperature=0.0))
+
+
+def test_checkpoints_open_as_snapshots_from_a_file_or_a_run_folder(tmp_path):
+    from workbench.core.config.models import config_to_dict
+    from workbench.core.training.checkpoints import save_checkpoint
+
+    config = LstmConfig(hidden_size=16, embedding_size=8, vocab_size=TOKENIZER.vocab_size)
+    torch.manual_seed(0)
+    model = build_model(config)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    meta = {"step": 42, "model_config": config_to_dict(config), "run_name": "saved",
+            "tokenizer": TOKENIZER.to_dict(), "metrics": {"val_loss": 2.5}}
+    json_path = save_checkpoint(tmp_path / "run" / "checkpoints", "latest", model, optimizer,
+                                meta)
+    backend = InspectionBackend()
+    for path in (json_path, tmp_path / "run"):
+        snap, _ = result(backend.load_checkpoint_job(path))
+        assert snap.step == 42 and snap.run_name == "saved" and snap.arch == "lstm"
+        trace, _ = result(backend.probe_job(snap, "to be", gradients=False))
+        with torch.no_grad():
+            expected = model.trace(torch.tensor(TOKENIZER.encode("to be"))).logits
+        assert np.allclose(trace.logits, expected, atol=1e-5)
+    (tmp_path / "run" / "checkpoints" / "latest.safetensors").write_bytes(b"cut short")
+    failed = list(drive(backend.load_checkpoint_job(json_path), JobControl()))[-1]
+    assert type(failed).__name__ == "JobFailed" and "Use another checkpoint" in failed.message
