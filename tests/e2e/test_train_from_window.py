@@ -9,31 +9,19 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-from training_fixtures import TEXT, tiny_hooks_for_any_config  # noqa: E402
+from training_fixtures import TEXT  # noqa: E402
 
 from workbench.app.backend import Backend  # noqa: E402
-from workbench.app.training_backend import TrainingBackend  # noqa: E402
-from workbench.app.window import build_window  # noqa: E402
+from workbench.app.window import build_window, settle  # noqa: E402
 from workbench.core.config.training import TrainingConfig  # noqa: E402
 from workbench.core.events import JobFailed, StepLogged  # noqa: E402
 from workbench.core.training.runs import read_run  # noqa: E402
 
 
-def real_or_tiny_models():
-    """The model zoo when it is installed in this tree, else protocol-following tiny models."""
-    try:
-        import workbench.core.models.snapshots  # noqa: F401
-
-        from workbench.core.models import build_model  # noqa: F401
-    except ImportError:
-        return tiny_hooks_for_any_config()
-    return None
-
-
 @pytest.mark.slow
 def test_train_stop_resume_and_reopen_from_the_window(qtbot, settings, tmp_path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_RUNS_DIR", str(tmp_path / "runs"))
-    backend = Backend(training=TrainingBackend(hooks=real_or_tiny_models()))
+    backend = Backend()
     window = build_window(settings, backend)
     qtbot.addWidget(window)
     window.show()
@@ -85,8 +73,8 @@ def test_train_stop_resume_and_reopen_from_the_window(qtbot, settings, tmp_path,
 
     # reopening the folder in a fresh panel shows the same curve
     panel.series.pop(str(run_dir))
-    with qtbot.waitSignal(controller.queries.busy_changed, timeout=10_000,
-                          check_params_cb=lambda busy: not busy):
-        panel.open_run(str(run_dir))
+    assert panel.open_run(str(run_dir))  # waits for the inspectors' probes, if running
+    qtbot.waitUntil(lambda: str(run_dir) in panel.series, timeout=30_000)
     assert list(panel.series[str(run_dir)].train["step"]) == steps
+    settle(window)  # let the inspectors' probes of the last snapshot finish before closing
     window.close()

@@ -47,6 +47,7 @@ class TrainingPanel(Panel):
         self.live_key = ""
         self.recipe = None  # a recipe opened from a file: Train then trains it
         self._counter = itertools.count(1)
+        self._waiting_reads: list[str] = []
         self.controls = TrainingControls()
         self.curves = CurvesView(on_error=controller.report_error)
         self.run_list = RunList()
@@ -80,6 +81,7 @@ class TrainingPanel(Panel):
         controller.job_event.connect(self._on_job_event)
         controller.jobs.progress.connect(self._on_progress)
         controller.jobs.busy_changed.connect(self._on_busy)
+        controller.queries.busy_changed.connect(self._on_queries_busy)
         controller.tokens_changed.connect(self._describe)
         controller.model_config_changed.connect(self._describe)
         self._list_past_runs()
@@ -260,9 +262,20 @@ class TrainingPanel(Panel):
         return series
 
     def open_run(self, path: str) -> bool:
-        """Read a run folder (also one written headless) by a query and show its curves."""
+        """Read a run folder (also one written headless) by a query and show its curves; while
+        an inspector's query runs, the read waits for it rather than failing."""
+        if self.controller.queries.busy:
+            if path not in self._waiting_reads:
+                self._waiting_reads.append(path)
+            return True
         spec = self.controller.backend.training.read_run_job(path)
         return self.controller.run_query(spec, on_result=self._show_record)
+
+    @Slot(bool)
+    def _on_queries_busy(self, busy: bool) -> None:
+        if not busy and self._waiting_reads:
+            QTimer.singleShot(0, lambda: self._waiting_reads and self.open_run(
+                self._waiting_reads.pop(0)))
 
     def _show_record(self, record) -> None:
         key = str(record.path)
