@@ -1,0 +1,147 @@
+"""Import and export word vectors in the usual formats.
+
+Import: word2vec text ("N d" header), fastText .vec (the same layout), GloVe text (no header),
+word2vec binary, and gensim's native KeyedVectors files. Export: word2vec text and binary, and
+the TensorBoard Projector pair (vectors.tsv + metadata.tsv).
+
+Text and binary files are parsed here, line by line, so a malformed file gets an error that
+names the line (or entry) and what is wrong; nothing half-read is returned. gensim's native
+format is a pickle: it can run code, so the panel says to open only files you trust.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from workbench.core.embeddings.vectors import WordVectors
+from workbench.core.jobs import UserFacingError
+
+FORMATS = ("word2vec-text", "glove", "fasttext-vec", "word2vec-binary", "gensim")
+
+
+def _fail(path: Path, where: str, what: str) -> UserFacingError:
+    return UserFacingError(f"{path.name}, {where}: {what}. Nothing was loaded.")
+
+
+def load_vectors(path: str | Path, fmt: str) -> WordVectors:
+    path = Path(path)
+    if not path.is_file():
+        raise UserFacingError(f"{path} does not exist or is not a file.")
+    if fmt in ("word2vec-text", "fasttext-vec"):
+        return _load_text(path, header=True)
+    if fmt == "glove":
+        return _load_text(path, header=False)
+    if fmt == "word2vec-binary":
+        return _load_binary(path)
+    if fmt == "gensim":
+        return _load_gensim(path)
+    raise UserFacingError(f"Unknown vector format '{fmt}'. Known: {', '.join(FORMATS)}.")
+
+
+def _load_text(path: Path, header: bool) -> WordVectors:
+    words, rows, expected, size = [], [], None, None
+    with path.open(encoding="utf-8", errors="strict") as handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                parts = line.rstrip("\n").rstrip().split(" ")
+                if header and number == 1:
+                    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+                        raise _fail(path, "line 1", "the header should be 'count dimensions' "
+                                    f"(got '{line.strip()[:60]}'); for GloVe files without a "
+                                    "header choose the GloVe format")
+                    expected, size = int(parts[0]), int(parts[1])
+                    continue
+                if not line.strip():
+                    continue
+                if size is None:
+                    size = len(parts) - 1
+                if len(parts) - 1 != size:
+                    raise _fail(path, f"line {number}", f"{len(parts) - 1} numbers where the "
+                                f"vectors have {size} dimensions")
+                try:
+                    rows.append(np.array(parts[1:], dtype=np.float32))
+                except ValueError:
+                    bad = next(p for p in parts[1:] if not _is_number(p))
+                    raise _fail(path, f"line {number}", f"'{bad}' is not a number") from None
+                words.append(parts[0])
+        except UnicodeDecodeError as exc:
+            raise UserFacingError(f"{path.name} is not UTF-8 text ({exc.reason}). Is it a "
+                                  "binary word2vec file? Choose that format.") from None
+    if expected is not None and expected != len(words):
+        raise _fail(path, "header", f"it promises {expected} words but the file has "
+                    f"{len(words)} (truncated?)")
+    if not words:
+        raise _fail(path, "the whole file", "no vectors found")
+    return WordVectors(words, np.stack(rows), source=path.name)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _load_binary(path: Path) -> WordVectors:
+    data = path.read_bytes()
+    end = data.find(b"\n")
+    try:
+        count, size = (int(x) for x in data[:end].split())
+    except ValueError:
+        raise _fail(path, "header", "a binary word2vec file starts with 'count dimensions'"
+                    ) from None
+    words, matrix, offset = [], np.empty((count, size), dtype=np.float32), end + 1
+    width = 4 * size
+    for entry in range(count):
+        space = data.find(b" ", offset)
+        if space < 0 or space + 1 + width > len(data):
+            raise _fail(path, f"entry {entry + 1} of {count}", "the file ends early (truncated)")
+        try:
+            words.append(data[offset:space].decode("utf-8").strip("\n"))
+        except UnicodeDecodeError:
+            raise _fail(path, f"entry {entry + 1}", "the word is not UTF-8") from None
+        matrix[entry] = np.frombuffer(data, dtype="<f4", count=size, offset=space + 1)
+        offset = space + 1 + width
+        if offset < len(data) and data[offset:offset + 1] == b"\n":
+            offset += 1
+    if not np.all(np.isfinite(matrix)):
+        raise _fail(path, "vectors", "some values are not finite numbers")
+    return WordVectors(words, matrix, source=path.name)
+
+
+def _load_gensim(path: Path) -> WordVectors:
+    from gensim.models import KeyedVectors
+
+    try:
+        wv = KeyedVectors.load(str(path))
+    except Exception as exc:  # noqa: BLE001 - any unpickling failure means the same to a user
+        raise UserFacingError(f"{path.name} is not a gensim KeyedVectors file "
+                              f"({type(exc).__name__}). Nothing was loaded.") from None
+    return WordVectors(list(wv.index_to_key), wv.vectors.copy(), source=path.name)
+
+
+def save_vectors(vectors: WordVectors, path: str | Path, fmt: str) -> list[Path]:
+    """Write vectors; returns the files written (two for the TensorBoard pair)."""
+    path = Path(path)
+    if fmt == "word2vec-text":
+        with path.open("w", encoding="utf-8") as handle:
+            handle.write(f"{len(vectors)} {vectors.size}\n")
+            for word, row in zip(vectors.words, vectors.vectors, strict=True):
+                handle.write(word + " " + " ".join(f"{v:.6g}" for v in row) + "\n")
+        return [path]
+    if fmt == "word2vec-binary":
+        with path.open("wb") as handle:
+            handle.write(f"{len(vectors)} {vectors.size}\n".encode())
+            for word, row in zip(vectors.words, vectors.vectors, strict=True):
+                handle.write(word.encode("utf-8") + b" " + row.astype("<f4").tobytes() + b"\n")
+        return [path]
+    if fmt == "tensorboard":
+        vectors_file = path.with_name(path.stem + "_vectors.tsv")
+        metadata_file = path.with_name(path.stem + "_metadata.tsv")
+        np.savetxt(vectors_file, vectors.vectors, delimiter="\t", fmt="%.6g")
+        metadata_file.write_text("\n".join(vectors.words) + "\n", encoding="utf-8")
+        return [vectors_file, metadata_file]
+    raise UserFacingError(f"Cannot export to '{fmt}'.")

@@ -1,0 +1,78 @@
+"""2-D maps of word vectors: PCA (numpy), t-SNE (openTSNE) and UMAP (umap-learn), as jobs.
+
+The seeds show such maps without naming a method [NOT IN SEEDS]: PCA keeps global directions
+(gender or plural offsets stay parallel), t-SNE and UMAP keep local neighbourhoods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from workbench.core.events import Event, JobFinished, Progress
+from workbench.core.jobs import JobControl, JobSpec, UserFacingError
+
+METHODS = ("pca", "tsne", "umap")
+
+
+def pca_2d(vectors: np.ndarray) -> np.ndarray:
+    """Project onto the two leading principal components (SVD of the centred matrix)."""
+    centred = vectors - vectors.mean(axis=0, keepdims=True)
+    # the d × d covariance is cheap to decompose even for 100k words
+    covariance = centred.T @ centred / max(len(centred) - 1, 1)
+    values, axes = np.linalg.eigh(covariance.astype(np.float64))
+    leading = axes[:, np.argsort(values)[::-1][:2]]
+    return (centred @ leading.astype(centred.dtype)).astype(np.float32)
+
+
+def map_job(vectors, method: str, seed: int = 1) -> JobSpec:
+    if method not in METHODS:
+        raise UserFacingError(f"Unknown map method '{method}'. Choose one of {METHODS}.")
+    if len(vectors) < 3:
+        raise UserFacingError("A map needs at least three words.")
+    titles = {"pca": "PCA", "tsne": "t-SNE", "umap": "UMAP"}
+    return JobSpec(f"{titles[method]} map of {len(vectors)} words",
+                   lambda control: _map(control, vectors.vectors, method, seed))
+
+
+def _map(control: JobControl, matrix: np.ndarray, method: str, seed: int) -> Iterator[Event]:
+    yield Progress(0, 1, "starting")
+    if method == "pca":
+        coords = pca_2d(matrix)
+    elif method == "tsne":
+        coords = yield from _tsne(control, matrix, seed)
+    else:
+        yield Progress(0, None, "UMAP: building the neighbour graph and optimising "
+                                "(no progress inside)")
+        import umap
+
+        reducer = umap.UMAP(n_components=2, random_state=seed, n_neighbors=15,
+                            n_jobs=1, low_memory=True)
+        coords = reducer.fit_transform(matrix).astype(np.float32)
+    yield Progress(1, 1, "done")
+    yield JobFinished(result=np.asarray(coords, dtype=np.float32))
+
+
+def _tsne(control: JobControl, matrix: np.ndarray, seed: int):
+    """openTSNE in stages so the job reports progress and can stop between them."""
+    from openTSNE import TSNEEmbedding, affinity, initialization
+
+    yield Progress(0.05, 1, "t-SNE: nearest neighbours and affinities")
+    perplexity = float(min(30, max(2, (len(matrix) - 1) // 3)))
+    affinities = affinity.PerplexityBasedNN(matrix, perplexity=perplexity, n_jobs=1,
+                                            random_state=seed, method="annoy" if len(matrix)
+                                            > 1000 else "exact")
+    control.check()
+    init = initialization.pca(matrix, random_state=seed)
+    embedding = TSNEEmbedding(init, affinities, n_jobs=1, random_state=seed)
+    stages = [("early exaggeration", 250, 12.0), ("optimisation", 500, 1.0)]
+    done = 0
+    for index, (name, iterations, exaggeration) in enumerate(stages):
+        for _ in range(0, iterations, 50):
+            embedding = embedding.optimize(n_iter=50, exaggeration=exaggeration, momentum=0.5
+                                           if index == 0 else 0.8)
+            done += 50
+            control.check()
+            yield Progress(0.1 + 0.9 * done / 750, 1, f"t-SNE {name}: {done} of 750 iterations")
+    return np.asarray(embedding)
