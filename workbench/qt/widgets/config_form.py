@@ -48,7 +48,7 @@ def _editor(field: dataclasses.Field, value: Any) -> QWidget:
         box.setRange(int(meta["min"] if meta["min"] is not None else -_INT_LIMIT),
                      int(min(meta["max"], _INT_LIMIT) if meta["max"] is not None else _INT_LIMIT))
         box.setSingleStep(int(meta["step"] or 1))
-        box.setGroupSeparatorShown(True)
+        box.setGroupSeparatorShown(field.name != "seed")  # 2,000 steps, but seed 1234
         return box
     if isinstance(value, float):
         step = meta["step"] or 0.1

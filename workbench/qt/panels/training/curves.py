@@ -36,8 +36,9 @@ PLOTS = (("loss", "val_loss", "Loss (nats per token)"),
          ("perplexity", "perplexity", "Perplexity"),
          ("bits", "bits", "Bits per character"),
          ("lr", None, "Learning rate"),
-         ("grad_norm", None, "Gradient norm (before clipping)"),
+         ("grad_norm", None, "Gradient norm before clipping"),
          ("tok_s", None, "Tokens per second"))
+TITLE_SIZE = "9pt"
 
 
 class CurvesView(QWidget):
@@ -53,7 +54,9 @@ class CurvesView(QWidget):
         self.graphics.setBackground("w")
         self.plots: dict[str, pg.PlotItem] = {}
         for index, (metric, _, title) in enumerate(PLOTS):
-            plot = self.graphics.addPlot(row=index // 3, col=index % 3, title=title)
+            plot = self.graphics.addPlot(row=index // 3, col=index % 3)
+            plot.setTitle(title, size=TITLE_SIZE)
+            plot.setMinimumWidth(120)
             plot.showGrid(x=True, y=True, alpha=0.2)
             plot.setDownsampling(auto=True, mode="peak")
             plot.setClipToView(True)
@@ -87,14 +90,22 @@ class CurvesView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(controls)
         layout.addWidget(self.graphics, 1)
-        layout.addWidget(self.export_bar)
+        legend = QLabel("solid: training (smoothed) · faint: raw · dots: validation · "
+                        "<span style='color:#d62728'>red dashes: divergence rollback</span>")
+        legend.setStyleSheet("color: #555;")
+        legend.setWordWrap(True)
+        bottom = QHBoxLayout()
+        bottom.addWidget(legend, 1)
+        bottom.addWidget(self.export_bar)
+        layout.addLayout(bottom)
         self.x_axis.currentIndexChanged.connect(self._settings_changed)
         self.log_scale.toggled.connect(self._settings_changed)
         self.smoothing.valueChanged.connect(self._settings_changed)
         self._settings_changed()
 
     def set_unit(self, unit: str) -> None:
-        self.plots["bits"].setTitle(f"Bits per {unit}")
+        self.plots["loss"].setTitle(f"Loss (nats per {unit})", size=TITLE_SIZE)
+        self.plots["bits"].setTitle(f"Bits per {unit}", size=TITLE_SIZE)
 
     def set_runs(self, runs: list[RunSeries]) -> None:
         self.runs = runs
