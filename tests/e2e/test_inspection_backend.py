@@ -51,6 +51,9 @@ def test_one_trace_serves_every_inspector_probing_the_same_text():
     assert again is with_gradients
     other, _ = result(backend.probe_job(snap, "or not", gradients=False))
     assert other is not with_gradients
+    other_with, _ = result(backend.probe_job(snap, "or not", gradients=True))
+    assert other_with.layers is other.layers  # the trace reused, gradients added
+    assert any(k.startswith("grad_norm/") for k in other_with.extras)
 
 
 def test_lstm_probe_has_gates_statistics_and_gradients():

@@ -8,10 +8,12 @@ import pytest
 from tests.qt.inspection_fakes import fake_backend, snapshot, transformer_trace
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.panels.attention import AttentionPanel
+from workbench.qt.widgets import probe_bar
 
 
 @pytest.fixture
-def panel(qtbot):
+def panel(qtbot, monkeypatch):
+    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)  # no throttling in tests
     controller = WorkbenchController(fake_backend())
     widget = AttentionPanel(controller)
     qtbot.addWidget(widget)

@@ -8,10 +8,12 @@ import pytest
 from tests.qt.inspection_fakes import fake_backend, lstm_trace, snapshot
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.panels.gates import GatesPanel, activation_html
+from workbench.qt.widgets import probe_bar
 
 
 @pytest.fixture
-def panel(qtbot):
+def panel(qtbot, monkeypatch):
+    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)  # no throttling in tests
     controller = WorkbenchController(fake_backend())
     widget = GatesPanel(controller)
     qtbot.addWidget(widget)
@@ -70,3 +72,15 @@ def test_freeze_keeps_the_view_and_the_card_states_the_convention(qtbot, panel):
 def test_activation_text_colours_low_and_high_differently():
     html = activation_html(["a", "b"], np.array([0.0, 1.0]), 0.0, 1.0)
     assert html.count("background:") == 2 and "#440154" in html.lower()
+
+
+def test_snapshots_arriving_quickly_refresh_once_now_and_once_with_the_latest(qtbot, panel,
+                                                                            monkeypatch):
+    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.3)
+    probes = panel.controller.backend.inspection.probes
+    publish(qtbot, panel, 100)
+    for step in (200, 300, 400):
+        panel.controller.set_snapshot(snapshot(step))
+    assert [p[0] for p in probes] == [100]  # throttled: training keeps the CPU
+    qtbot.waitUntil(lambda: int(panel.trace.extras["step"]) == 400, timeout=3000)
+    assert [p[0] for p in probes] == [100, 400]

@@ -9,10 +9,12 @@ from tests.qt.inspection_fakes import fake_backend, lstm_trace
 from workbench.core.snapshot import Snapshot
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.panels.gradients import GradientsPanel
+from workbench.qt.widgets import probe_bar
 
 
 @pytest.fixture
-def panel(qtbot):
+def panel(qtbot, monkeypatch):
+    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)  # no throttling in tests
     controller = WorkbenchController(fake_backend())
     widget = GradientsPanel(controller)
     qtbot.addWidget(widget)

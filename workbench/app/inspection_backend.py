@@ -9,6 +9,7 @@ torch is imported inside the jobs (on the query thread), so nothing here slows t
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -81,7 +82,7 @@ class InspectionBackend:
     def probe_job(self, snapshot: Snapshot, text: str, gradients: bool = True,
                   top_k: int = 5) -> JobSpec:
         """A query whose result is the probe's `Trace` with the inspectors' extras."""
-        from workbench.core.inspection.probes import encode_probe, probe_job
+        from workbench.core.inspection.probes import encode_probe, gradient_norms, probe_job
 
         tokenizer = self.tokenizer_for(snapshot)
         encode_probe(tokenizer, text)  # refuse an empty or long probe before a thread starts
@@ -93,6 +94,13 @@ class InspectionBackend:
                 yield JobFinished(result=cached)
                 return
             model = self.model_for(snapshot)
+            plain = self._cached_probe(snapshot, text, False, top_k) if gradients else None
+            if plain is not None:  # the trace exists: only the gradients are missing
+                norms = gradient_norms(model, [int(i) for i in plain.tokens])
+                trace = dataclasses.replace(plain, extras={**plain.extras, **norms})
+                self._remember_probe(snapshot, text, True, top_k, trace)
+                yield JobFinished(result=trace)
+                return
             spec = probe_job(model, tokenizer, text, snapshot.step, top_k, gradients)
             for event in spec.job(control):
                 if isinstance(event, JobFinished):

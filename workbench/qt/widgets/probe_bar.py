@@ -10,6 +10,7 @@ waits for it to become free instead of failing.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,10 @@ from PySide6.QtWidgets import (
 from workbench.core.jobs import JobSpec
 
 DEFAULT_PROBE = "To be, or not to be, that is the question:"
+# Snapshots can come every fraction of a second; refreshing on each would take CPU from the
+# training run (benchmarks/bench_inspection.py). Automatic refreshes start at most this often;
+# a snapshot arriving sooner is shown when the interval is up (the latest one wins).
+AUTO_INTERVAL_S = 2.0
 RequestFn = Callable[[Any, str], JobSpec]  # (snapshot, probe text) -> query job
 
 
@@ -45,6 +50,10 @@ class ProbeBar(QWidget):
         self.snapshot = controller.snapshot
         self._pending = False
         self._user_asked = False
+        self._last_auto = -AUTO_INTERVAL_S
+        self._auto_timer = QTimer(self)
+        self._auto_timer.setSingleShot(True)
+        self._auto_timer.timeout.connect(self.refresh)
         self.text = QLineEdit(text)
         self.text.setPlaceholderText(placeholder)
         self.text.setToolTip("The sentence the model reads; the views show what happens inside.")
@@ -83,6 +92,12 @@ class ProbeBar(QWidget):
         if self.freeze.isChecked():
             return
         self.snapshot = snapshot
+        wait = self._last_auto + AUTO_INTERVAL_S - time.monotonic()
+        if wait > 0:
+            if not self._auto_timer.isActive():
+                self._auto_timer.start(int(wait * 1000) + 1)
+            return
+        self._last_auto = time.monotonic()
         self.refresh()
 
     def _on_freeze(self, frozen: bool) -> None:
