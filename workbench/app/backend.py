@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from workbench.app.corpus_backend import CorpusBackend
+from workbench.app.embeddings_backend import EmbeddingsBackend
 from workbench.app.inspection_backend import InspectionBackend
 from workbench.app.training_backend import TrainingBackend
 
@@ -17,5 +18,6 @@ from workbench.app.training_backend import TrainingBackend
 @dataclass
 class Backend:
     corpus: CorpusBackend = field(default_factory=CorpusBackend)
+    embeddings: EmbeddingsBackend = field(default_factory=EmbeddingsBackend)
     inspection: InspectionBackend = field(default_factory=InspectionBackend)
     training: TrainingBackend = field(default_factory=TrainingBackend)

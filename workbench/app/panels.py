@@ -8,11 +8,12 @@ from workbench.qt.panel import Panel
 def panel_types() -> list[type[Panel]]:
     from workbench.qt.panels.attention import AttentionPanel
     from workbench.qt.panels.corpus import CorpusPanel
+    from workbench.qt.panels.embeddings import EmbeddingsPanel
     from workbench.qt.panels.gates import GatesPanel
     from workbench.qt.panels.generate import GeneratePanel
     from workbench.qt.panels.gradients import GradientsPanel
     from workbench.qt.panels.nexttoken import NextTokenPanel
     from workbench.qt.panels.training import TrainingPanel
 
-    return [CorpusPanel, TrainingPanel, GatesPanel, AttentionPanel, GradientsPanel, NextTokenPanel,
-            GeneratePanel]
+    return [CorpusPanel, EmbeddingsPanel, TrainingPanel, GatesPanel, AttentionPanel,
+            GradientsPanel, NextTokenPanel, GeneratePanel]

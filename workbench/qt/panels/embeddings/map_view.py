@@ -1,0 +1,164 @@
+"""The 2-D map of the vocabulary: pan, zoom, hover for a word, search to highlight it and join
+it to its nearest neighbours, colour by frequency.
+
+100k points stay smooth: points are split into a few frequency bands, each one
+ScatterPlotItem with a single brush (no per-point Python objects), and hover looks the nearest
+point up in a k-d tree instead of asking every item.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+from scipy.spatial import cKDTree
+
+from workbench.core.jobs import UserFacingError
+from workbench.qt.widgets.plot_export import PlotExportBar
+
+BANDS = 6
+LABELLED = 25  # the most frequent words keep a label on the map
+METHOD_TITLES = {"PCA": "pca", "t-SNE": "tsne", "UMAP": "umap", "Semantic axes": "axes"}
+
+
+class MapView(QWidget):
+    compute_requested = Signal(str)  # "pca" | "tsne" | "umap"
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.vectors = None
+        self.coords: np.ndarray | None = None
+        self.tree: cKDTree | None = None
+        self.method = QComboBox()
+        self.method.addItems(list(METHOD_TITLES))
+        self.method.setToolTip("PCA keeps global directions; t-SNE and UMAP keep "
+                               "neighbourhoods. Semantic axes project every word on x = b − a "
+                               "and y = d − c.")
+        self.compute = QPushButton("Draw map")
+        self.compute.clicked.connect(self._on_compute)
+        self.axes_edits = [QLineEdit(w) for w in ("man", "woman", "poor", "rich")]
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("find a word…")
+        self.search.returnPressed.connect(lambda: self.highlight(self.search.text().strip()))
+        self.status = QLabel("Train or import vectors, then draw a map.")
+        self.status.setWordWrap(True)
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.showGrid(x=True, y=True, alpha=0.2)
+        self.bands: list[pg.ScatterPlotItem] = []
+        self.labels: list[pg.TextItem] = []
+        self.hover = pg.TextItem(color="#000", anchor=(0, 1), fill=pg.mkBrush(255, 255, 220, 230))
+        self.hover.setZValue(20)
+        self.plot.addItem(self.hover, ignoreBounds=True)
+        self.found = pg.ScatterPlotItem(size=14, pen=pg.mkPen("#D55E00", width=2),
+                                        brush=pg.mkBrush(None))
+        self.found.setZValue(10)
+        self.links = pg.PlotDataItem(pen=pg.mkPen("#D55E00", width=1), connect="pairs")
+        self.plot.addItem(self.links)
+        self.plot.addItem(self.found)
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse)
+        controls = QHBoxLayout()
+        for widget in (QLabel("Map"), self.method, QLabel("axes a, b, c, d"), *self.axes_edits,
+                       self.compute, self.search):
+            controls.addWidget(widget)
+        layout = QVBoxLayout(self)
+        layout.addLayout(controls)
+        layout.addWidget(self.status)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(PlotExportBar(self.plot, self.table, "embedding-map"))
+
+    def set_vectors(self, vectors) -> None:
+        self.vectors = vectors
+        self.coords = None
+
+    def _on_compute(self) -> None:
+        method = METHOD_TITLES[self.method.currentText()]
+        if self.vectors is None:
+            self.status.setText("No vectors yet: train or import some first.")
+        elif method == "axes":
+            words = [e.text().strip() for e in self.axes_edits]
+            try:
+                coords = self.vectors.project_on_axes((words[0], words[1]), (words[2], words[3]))
+            except UserFacingError as exc:
+                self.status.setText(str(exc))
+                return
+            self.show_coords(coords, f"x: {words[0]} → {words[1]},  y: {words[2]} → {words[3]}")
+        else:
+            self.compute_requested.emit(method)
+
+    def show_coords(self, coords: np.ndarray, title: str) -> None:
+        """Draw the map: one scatter item per frequency band, labels for the commonest words."""
+        self.coords = np.asarray(coords, dtype=np.float32)
+        self.tree = cKDTree(self.coords)
+        for item in self.bands + self.labels:
+            self.plot.removeItem(item)
+        self.bands, self.labels = [], []
+        counts = self.vectors.counts
+        rank = np.arange(len(self.coords)) if counts is None else np.argsort(np.argsort(-counts))
+        band = np.minimum((np.log1p(rank) / np.log1p(max(len(rank), 2)) * BANDS).astype(int),
+                          BANDS - 1)
+        colours = pg.colormap.get("viridis").getLookupTable(0.0, 0.85, BANDS)
+        for b in range(BANDS):
+            members = np.flatnonzero(band == b)
+            item = pg.ScatterPlotItem(self.coords[members, 0], self.coords[members, 1], size=5,
+                                      pen=None, brush=pg.mkBrush(*colours[b], 200),
+                                      name=f"frequency band {b + 1}")
+            self.plot.addItem(item)
+            self.bands.append(item)
+        for index in np.argsort(rank)[:LABELLED]:
+            label = pg.TextItem(self.vectors.words[index], color="#333", anchor=(0.5, 1.2))
+            label.setPos(*self.coords[index])
+            self.plot.addItem(label)
+            self.labels.append(label)
+        self.found.setData([], [])
+        self.links.setData([], [])
+        self.plot.setTitle(title)
+        self.status.setText(f"{len(self.coords):,} words; colour: frequency rank (yellow = "
+                            "common). Hover for a word; search to show its neighbours.")
+        self.plot.autoRange()
+
+    def highlight(self, word: str, k: int = 8) -> bool:
+        """Ring `word` and join it to its k nearest neighbours (in the full vector space)."""
+        if self.coords is None or self.vectors is None or word not in self.vectors:
+            self.status.setText(f"'{word}' is not on the map." if word else "")
+            return False
+        index = self.vectors.index[word]
+        neighbours = [self.vectors.index[w] for w, _ in self.vectors.neighbours(word, k)]
+        points = self.coords[[index, *neighbours]]
+        self.found.setData(points[:, 0], points[:, 1])
+        pairs = np.repeat(points[:1], len(neighbours), axis=0)
+        segments = np.empty((2 * len(neighbours), 2), dtype=np.float32)
+        segments[0::2], segments[1::2] = pairs, points[1:]
+        self.links.setData(segments[:, 0], segments[:, 1])
+        self.status.setText(f"{word}: neighbours " + ", ".join(
+            self.vectors.words[i] for i in neighbours))
+        return True
+
+    def _on_mouse(self, position) -> None:
+        if self.tree is None or not self.plot.sceneBoundingRect().contains(position):
+            return
+        point = self.plot.plotItem.vb.mapSceneToView(position)
+        view = self.plot.plotItem.vb.viewRange()
+        radius = 0.02 * max(view[0][1] - view[0][0], view[1][1] - view[1][0])
+        distance, index = self.tree.query([point.x(), point.y()], distance_upper_bound=radius)
+        if np.isfinite(distance):
+            self.hover.setText(self.vectors.words[index])
+            self.hover.setPos(*self.coords[index])
+        else:
+            self.hover.setText("")
+
+    def table(self):
+        if self.coords is None:
+            return ["word", "x", "y"], [[], [], []]
+        counts = self.vectors.counts if self.vectors.counts is not None else [""] * len(
+            self.coords)
+        return (["word", "x", "y", "count"],
+                [self.vectors.words, self.coords[:, 0], self.coords[:, 1], list(counts)])

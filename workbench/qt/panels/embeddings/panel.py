@@ -1,0 +1,230 @@
+"""The Embeddings panel: train word2vec or fastText on the corpus, watch it per epoch, explore
+the vectors (neighbours, analogies, maps), import and export them, and hand them to a model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.config.embeddings import EmbeddingConfig
+from workbench.core.events import EpochEnded
+from workbench.core.jobs import UserFacingError
+from workbench.qt.panel import Panel
+from workbench.qt.panels.embeddings.epoch_plots import EpochPlots
+from workbench.qt.panels.embeddings.explorer import Explorer
+from workbench.qt.panels.embeddings.map_view import MapView
+from workbench.qt.widgets.config_form import ConfigForm
+
+IMPORT_FORMATS = {
+    "word2vec text (.txt, header)": "word2vec-text",
+    "fastText .vec": "fasttext-vec",
+    "GloVe text (no header)": "glove",
+    "word2vec binary (.bin)": "word2vec-binary",
+    "gensim KeyedVectors (pickle: trusted files only)": "gensim",
+}
+EXPORT_FORMATS = {
+    "word2vec text": ("word2vec-text", "txt"),
+    "word2vec binary": ("word2vec-binary", "bin"),
+    "TensorBoard Projector TSV pair": ("tensorboard", "tsv"),
+}
+
+
+class EmbeddingsPanel(Panel):
+    name = "embeddings"
+    title = "Embeddings"
+    area = "left"
+
+    def __init__(self, controller, parent: QWidget | None = None) -> None:
+        super().__init__(controller, parent)
+        self.vectors = None
+        self._training = False
+        self.form = ConfigForm(EmbeddingConfig)
+        self.train_button = QPushButton("Train vectors")
+        self.train_button.setToolTip("Train on the loaded corpus in the background")
+        self.train_button.clicked.connect(self.train)
+        self.import_format = QComboBox()
+        self.import_format.addItems(list(IMPORT_FORMATS))
+        import_button = QPushButton("Import…")
+        import_button.clicked.connect(self._import_dialog)
+        self.export_format = QComboBox()
+        self.export_format.addItems(list(EXPORT_FORMATS))
+        export_button = QPushButton("Export…")
+        export_button.clicked.connect(self._export_dialog)
+        self.status = QLabel("Load a corpus, then train vectors (or import some).")
+        self.status.setWordWrap(True)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.addWidget(self.form)
+        side_layout.addWidget(self.train_button)
+        for combo, button in ((self.import_format, import_button),
+                              (self.export_format, export_button)):
+            row = QHBoxLayout()
+            row.addWidget(combo, 1)
+            row.addWidget(button)
+            side_layout.addLayout(row)
+        side_layout.addWidget(self.status)
+        side_layout.addStretch(1)
+        side_scroll = QScrollArea()
+        side_scroll.setWidgetResizable(True)
+        side_scroll.setWidget(side)
+
+        self.plots = EpochPlots()
+        self.explorer = Explorer(controller.backend.embeddings if controller.backend else None)
+        explorer_scroll = QScrollArea()
+        explorer_scroll.setWidgetResizable(True)
+        explorer_scroll.setWidget(self.explorer)
+        self.map = MapView()
+        self.map.compute_requested.connect(self.draw_map)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.plots, "Training")
+        self.tabs.addTab(explorer_scroll, "Explore")
+        self.tabs.addTab(self.map, "Map")
+        self.tabs.addTab(self._bridge_tab(), "Use in a model")
+        splitter = QSplitter()
+        splitter.addWidget(side_scroll)
+        splitter.addWidget(self.tabs)
+        splitter.setStretchFactor(1, 3)
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+        controller.job_event.connect(self._on_job_event)
+
+    def _bridge_tab(self) -> QWidget:
+        tab = QWidget()
+        self.freeze = QCheckBox("Freeze the embedding during training")
+        check = QPushButton("Check coverage and use these vectors")
+        check.clicked.connect(self.use_in_model)
+        self.bridge_report = QPlainTextEdit()
+        self.bridge_report.setReadOnly(True)
+        self.bridge_report.setPlaceholderText(
+            "Initialise the next language model's input embedding from these vectors. The "
+            "coverage report lists which of the tokenizer's tokens have a vector.")
+        layout = QVBoxLayout(tab)
+        layout.addWidget(self.freeze)
+        layout.addWidget(check)
+        layout.addWidget(self.bridge_report)
+        return tab
+
+    # --- training -----------------------------------------------------------------------------
+
+    @Slot()
+    def train(self) -> bool:
+        corpus, config = self.controller.corpus, self.form.config()
+        if corpus is None:
+            self.status.setText("Load a corpus first (Corpus panel or File ▸ Open).")
+            return False
+        if config is None or config.problems():
+            self.status.setText("Fix the settings first: " + " ".join(self.form.problems()))
+            return False
+        try:
+            spec = self.controller.backend.embeddings.train_job(corpus, config)
+        except UserFacingError as exc:
+            self.controller.report_error(str(exc))
+            return False
+        started = self.controller.run_job(spec, on_result=self.set_vectors,
+                                          on_error=self._on_stopped)
+        if started:
+            self._training = True
+            self.plots.clear()
+            self.train_button.setEnabled(False)
+            self.tabs.setCurrentWidget(self.plots)
+            self.status.setText(f"Training on {corpus.name}… (progress per epoch)")
+        return started
+
+    @Slot(object)
+    def _on_job_event(self, event) -> None:
+        if self._training and isinstance(event, EpochEnded):
+            self.plots.add_epoch(event.epoch, event.metrics)
+
+    def _on_stopped(self, outcome) -> None:
+        self._training = False
+        self.train_button.setEnabled(True)
+        self.status.setText("Training stopped." if type(outcome).__name__ == "JobCancelled"
+                            else "Training failed: see the message.")
+
+    def set_vectors(self, vectors) -> None:
+        self._training = False
+        self.train_button.setEnabled(True)
+        self.vectors = vectors
+        self.explorer.set_vectors(vectors)
+        self.map.set_vectors(vectors)
+        notes = "; ".join(vectors.notes)
+        self.status.setText(f"Vectors ready: {vectors.source}. {notes}")
+
+    # --- maps ---------------------------------------------------------------------------------
+
+    @Slot(str)
+    def draw_map(self, method: str) -> bool:
+        if self.vectors is None:
+            return False
+        spec = self.controller.backend.embeddings.map_job(self.vectors, method)
+        title = spec.title
+        return self.controller.run_job(
+            spec, on_result=lambda coords: self.map.show_coords(coords, title))
+
+    # --- files --------------------------------------------------------------------------------
+
+    def _import_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import word vectors")
+        if path:
+            self.import_vectors(path, IMPORT_FORMATS[self.import_format.currentText()])
+
+    def import_vectors(self, path: str, fmt: str) -> bool:
+        spec = self.controller.backend.embeddings.import_job(path, fmt)
+        return self.controller.run_job(spec, on_result=self.set_vectors)
+
+    def _export_dialog(self) -> None:
+        if self.vectors is None:
+            self.status.setText("Nothing to export yet.")
+            return
+        fmt, suffix = EXPORT_FORMATS[self.export_format.currentText()]
+        path, _ = QFileDialog.getSaveFileName(self, "Export word vectors", f"vectors.{suffix}")
+        if path:
+            self.export_vectors(path, fmt)
+
+    def export_vectors(self, path: str, fmt: str) -> list[str]:
+        try:
+            written = self.controller.backend.embeddings.export(self.vectors, path, fmt)
+        except (OSError, UserFacingError) as exc:
+            self.controller.report_error(f"Could not export to {path}: {exc}")
+            return []
+        self.status.setText("Exported " + ", ".join(Path(p).name for p in written))
+        return written
+
+    # --- bridge to language models ------------------------------------------------------------
+
+    def use_in_model(self) -> bool:
+        tokens = self.controller.tokens
+        if self.vectors is None or tokens is None:
+            self.bridge_report.setPlainText("Train or import vectors and tokenize a corpus first.")
+            return False
+        try:
+            init = self.controller.backend.embeddings.embedding_init(
+                self.vectors, tokens.tokenizer, self.freeze.isChecked())
+        except UserFacingError as exc:
+            self.bridge_report.setPlainText(str(exc))
+            return False
+        self.controller.embedding_init = init
+        missing = ", ".join(init.missing[:300]) + (" …" if len(init.missing) > 300 else "")
+        self.bridge_report.setPlainText(
+            f"Coverage: {len(init.found)} of {len(init.found) + len(init.missing)} tokens "
+            f"({init.coverage:.1%}) have a vector of size {init.matrix.shape[1]}.\n"
+            f"The next model trained starts from these rows "
+            f"({'frozen' if init.freeze else 'fine-tuned'}); its embedding size must be "
+            f"{init.matrix.shape[1]}. Tokens without a vector start random.\n\n"
+            f"Not found: {missing}")
+        return True
