@@ -52,7 +52,9 @@ def vectors_of(model, source: str) -> WordVectors:
     wv = model.wv
     counts = np.array([wv.get_vecattr(w, "count") for w in wv.index_to_key], dtype=np.int64)
     vectors = WordVectors(list(wv.index_to_key), wv.vectors.copy(), counts, source)
-    if hasattr(wv, "get_vector") and getattr(model, "min_n", None):  # fastText: subword vectors
+    from gensim.models import FastText
+
+    if isinstance(model, FastText):  # character n-grams give any word a vector
         vectors.oov = wv.get_vector
     return vectors
 
