@@ -1,0 +1,110 @@
+"""The Embeddings panel in the real window: import vectors, ask questions, draw and search the
+map, export, train from the corpus, and say clearly what cannot be done."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from workbench.app.backend import Backend
+from workbench.app.window import build_window, settle
+
+WORDS = ["king", "queen", "man", "woman", "prince", "princess", "sword", "shield", "apple"]
+
+
+@pytest.fixture
+def window(qtbot, settings, tmp_path):
+    window = build_window(settings, Backend())
+    qtbot.addWidget(window)
+    yield window
+    window.controller.shutdown()
+
+
+@pytest.fixture
+def vector_file(tmp_path):
+    rng = np.random.default_rng(0)
+    rows = rng.normal(size=(len(WORDS), 6))
+    rows[1] = rows[0] + 0.05  # queen right beside king
+    path = tmp_path / "v.txt"
+    lines = [f"{len(WORDS)} 6"] + [w + " " + " ".join(f"{x:.5f}" for x in r)
+                                   for w, r in zip(WORDS, rows, strict=True)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_import_then_query_the_explorer(window, vector_file):
+    panel = window.panels["embeddings"]
+    assert panel.import_vectors(str(vector_file), "word2vec-text")
+    assert settle(window, 30)
+    assert len(panel.vectors) == len(WORDS)
+    panel.explorer.word.setText("king")
+    panel.explorer.find_neighbours()
+    assert panel.explorer.neighbour_table.item(0, 0).text() == "queen"
+    panel.explorer.word.setText("nonexistent")
+    panel.explorer.find_neighbours()
+    assert "'nonexistent' is not in the vocabulary" in panel.explorer.message.text()
+    panel.explorer.compare()
+    assert panel.explorer.similarity_label.text().startswith("cos = 0.9")
+
+
+def test_map_draws_every_word_highlights_and_exports(window, vector_file, tmp_path):
+    panel = window.panels["embeddings"]
+    panel.import_vectors(str(vector_file), "word2vec-text")
+    settle(window, 30)
+    assert panel.draw_map("pca")
+    settle(window, 30)
+    drawn = sum(len(item.data) for item in panel.map.bands)
+    assert drawn == len(WORDS) and panel.map.coords.shape == (len(WORDS), 2)
+    assert panel.map.highlight("king", k=3)
+    assert len(panel.map.found.data) == 4  # king and its three neighbours ringed
+    assert "queen" in panel.map.status.text()
+    csv = tmp_path / "map.csv"
+    from workbench.qt.widgets.plot_export import export_csv
+
+    export_csv(csv, *panel.map.table())
+    assert csv.read_text().splitlines()[0] == "word,x,y,count"
+    written = panel.export_vectors(str(tmp_path / "out.bin"), "word2vec-binary")
+    assert written and (tmp_path / "out.bin").stat().st_size > 0
+
+
+def test_bad_vector_file_shows_the_line_and_keeps_the_old_vectors(window, vector_file,
+                                                                   tmp_path):
+    panel = window.panels["embeddings"]
+    panel.import_vectors(str(vector_file), "word2vec-text")
+    settle(window, 30)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("2 3\nthe 1 2 3\nking 1 x 3\n", encoding="utf-8")
+    panel.import_vectors(str(bad), "word2vec-text")
+    settle(window, 30)
+    assert "line 3: 'x' is not a number" in window.controller.last_error
+    assert len(panel.vectors) == len(WORDS)  # nothing half-loaded replaced the good vectors
+
+
+def test_char_tokenizer_cannot_take_word_vectors(window, vector_file, tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("the king and the queen\n" * 50, encoding="utf-8")
+    window.open_corpus(str(corpus))
+    settle(window, 30)
+    panel = window.panels["embeddings"]
+    panel.import_vectors(str(vector_file), "word2vec-text")
+    settle(window, 30)
+    assert not panel.use_in_model()
+    assert "character-level" in panel.bridge_report.toPlainText()
+
+
+def test_train_on_the_loaded_corpus_plots_each_epoch(window, tmp_path):
+    from dataclasses import replace
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("the king spoke to the queen\nthe queen spoke to the king\n" * 200,
+                      encoding="utf-8")
+    window.open_corpus(str(corpus))
+    settle(window, 30)
+    panel = window.panels["embeddings"]
+    panel.form.set_config(replace(panel.form.config(), epochs=3, vector_size=10, min_count=1,
+                                  evaluate=False, workers=1))
+    assert panel.train()
+    assert settle(window, 60)
+    assert panel.vectors is not None and "king" in panel.vectors
+    assert [row["epoch"] for row in panel.plots.rows] == [1.0, 2.0, 3.0]
+    assert len(panel.plots.loss_curve.getData()[0]) == 3
