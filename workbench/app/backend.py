@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from workbench.app.corpus_backend import CorpusBackend
 from workbench.app.embeddings_backend import EmbeddingsBackend
 from workbench.app.inspection_backend import InspectionBackend
+from workbench.app.models_backend import ModelsBackend
 from workbench.app.training_backend import TrainingBackend
 
 
@@ -20,4 +21,5 @@ class Backend:
     corpus: CorpusBackend = field(default_factory=CorpusBackend)
     embeddings: EmbeddingsBackend = field(default_factory=EmbeddingsBackend)
     inspection: InspectionBackend = field(default_factory=InspectionBackend)
+    models: ModelsBackend = field(default_factory=ModelsBackend)
     training: TrainingBackend = field(default_factory=TrainingBackend)

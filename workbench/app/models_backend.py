@@ -1,0 +1,83 @@
+"""The model-zoo facade: the architectures on offer, summaries and matched sizes as queries.
+
+torch is imported inside the jobs (on the query thread): the first summary pays the import
+(~1-2 s) without freezing the window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.core.config.models import MODEL_CONFIGS
+from workbench.core.events import Event, JobFinished
+from workbench.core.jobs import JobControl, JobSpec, UserFacingError
+
+
+@dataclass(frozen=True)
+class MatchedSize:
+    """The width proposed for `arch` so that it has about `target_params` parameters."""
+
+    arch: str
+    fields: tuple[str, ...]  # the fields to set to `width` (hidden size, and E when tied)
+    width: int
+    params: int
+    target_arch: str
+    target_params: int
+
+    @property
+    def relative_error(self) -> float:
+        return (self.params - self.target_params) / max(1, self.target_params)
+
+
+def _checked(config: Any) -> None:
+    problems = list(config.problems())
+    if config.vocab_size < 1:
+        problems.append("The vocabulary size is not set: tokenize a corpus first.")
+    if problems:
+        raise UserFacingError(f"{config.title}: " + " ".join(problems))
+
+
+class ModelsBackend:
+    def architectures(self) -> list[tuple[str, str, type]]:
+        """(arch, title, config type) for every registered configuration, in registry order."""
+        return [(arch, cls.title, cls) for arch, cls in MODEL_CONFIGS.items()]
+
+    def describe_job(self, config: Any, batch_size: int = 32,
+                     seq_len: int | None = None) -> JobSpec:
+        """A query whose result is the `ModelSummary` of `config` (vocab_size set)."""
+        _checked(config)
+
+        def job(control: JobControl) -> Iterator[Event]:
+            from workbench.core.models.summary import summarize
+
+            yield JobFinished(result=summarize(config, batch_size, seq_len))
+
+        return JobSpec(f"Describe {config.title}", job)
+
+    def matched_size_job(self, config: Any, target: Any) -> JobSpec:
+        """A query proposing the width of `config` that matches `target`'s parameter count;
+        its result is a `MatchedSize`."""
+        _checked(config)
+        _checked(target)
+
+        def job(control: JobControl) -> Iterator[Event]:
+            from workbench.core.models.summary import matched_size, parameter_count, size_fields
+
+            goal = parameter_count(target)
+            control.check()
+            width, params = matched_size(config, goal)
+            yield JobFinished(result=MatchedSize(config.arch, size_fields(config), width, params,
+                                                 target.arch, goal))
+
+        return JobSpec(f"Match {config.title} to {target.title}", job)
+
+    def matched_size(self, config: Any, target: Any) -> int:
+        """The proposed width, computed here (for scripts and tests; the panel uses the job)."""
+        from workbench.core.jobs import drive
+
+        for event in drive(self.matched_size_job(config, target), JobControl()):
+            if isinstance(event, JobFinished):
+                return event.result.width
+        raise UserFacingError("The matched-size search did not finish.")
