@@ -1,7 +1,8 @@
 """Training: throughput through the job thread, GUI stalls while training, curve redraw cost.
 
 Run: `.venv/bin/python -m benchmarks.bench_training [--steps 150] [--repeats 3]` (offscreen).
-     `.venv/bin/python -m benchmarks.bench_training --quality MINUTES` for the quality table.
+     `.venv/bin/python -m benchmarks.bench_training --quality MINUTES [--presets a,b]` for the
+     quality table.
 
 - throughput: tokens/s of the trainer run as the controller's job in the real main window
   (shown, event loop turning, curves redrawing) against a plain PyTorch loop (forward,
@@ -259,8 +260,9 @@ def redraw_cost(repeats: int = 20) -> None:
         view.close()
 
 
-def quality(minutes: float) -> None:
-    """Validation loss after `minutes` of each preset, and of the plain loop, on this CPU."""
+def quality(minutes: float, names: list[str] | None = None) -> None:
+    """Validation loss after `minutes` of each preset (or the named ones), and of the plain
+    loop given the same minutes, on this CPU."""
     from workbench.core.events import EvalLogged
     from workbench.core.jobs import JobControl, JobSpec, drive
     from workbench.core.resources import resource_path
@@ -272,6 +274,8 @@ def quality(minutes: float) -> None:
 
     rows = []
     for preset in sorted(resource_path("recipes").glob("*.toml")):
+        if names and preset.stem not in names:
+            continue
         recipe = load_recipe(preset)
         control = JobControl()
         best, start = None, time.perf_counter()
@@ -307,9 +311,10 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quality", type=float, metavar="MINUTES")
+    parser.add_argument("--presets", help="with --quality: comma-separated preset names")
     args = parser.parse_args()
     if args.quality:
-        quality(args.quality)
+        quality(args.quality, args.presets.split(",") if args.presets else None)
         return
     throughput_and_stalls(args.steps, args.repeats)
     redraw_cost()
