@@ -53,7 +53,7 @@ def test_map_draws_every_word_highlights_and_exports(window, vector_file, tmp_pa
     settle(window, 30)
     assert panel.draw_map("pca")
     settle(window, 30)
-    drawn = sum(len(item.data) for item in panel.map.bands)
+    drawn = sum(item.count for item in panel.map.bands)
     assert drawn == len(WORDS) and panel.map.coords.shape == (len(WORDS), 2)
     assert panel.map.highlight("king", k=3)
     assert len(panel.map.found.data) == 4  # king and its three neighbours ringed

@@ -1,9 +1,9 @@
 """The 2-D map of the vocabulary: pan, zoom, hover for a word, search to highlight it and join
 it to its nearest neighbours, colour by frequency.
 
-100k points stay smooth: points are split into a few frequency bands, each one
-ScatterPlotItem with a single brush (no per-point Python objects), and hover looks the nearest
-point up in a k-d tree instead of asking every item.
+100k points stay smooth: points are split into a few frequency bands, each drawn by one
+PointCloudItem (a single drawPoints call, no per-point Python objects), and hover looks the
+nearest point up in a k-d tree instead of asking every item.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -24,6 +25,7 @@ from scipy.spatial import cKDTree
 
 from workbench.core.jobs import UserFacingError
 from workbench.qt.widgets.plot_export import PlotExportBar
+from workbench.qt.widgets.point_cloud import PointCloudItem
 
 BANDS = 6
 LABELLED = 25  # the most frequent words keep a label on the map
@@ -108,9 +110,8 @@ class MapView(QWidget):
         colours = pg.colormap.get("viridis").getLookupTable(0.0, 0.85, BANDS)
         for b in range(BANDS):
             members = np.flatnonzero(band == b)
-            item = pg.ScatterPlotItem(self.coords[members, 0], self.coords[members, 1], size=5,
-                                      pen=None, brush=pg.mkBrush(*colours[b], 200),
-                                      name=f"frequency band {b + 1}")
+            item = PointCloudItem(self.coords[members, 0], self.coords[members, 1],
+                                  QColor(*colours[b], 210))
             self.plot.addItem(item)
             self.bands.append(item)
         for index in np.argsort(rank)[:LABELLED]:
