@@ -6,6 +6,7 @@ from workbench.qt.panel import Panel
 
 
 def panel_types() -> list[type[Panel]]:
+    from workbench.qt.panels.architecture import ArchitecturePanel
     from workbench.qt.panels.attention import AttentionPanel
     from workbench.qt.panels.corpus import CorpusPanel
     from workbench.qt.panels.embeddings import EmbeddingsPanel
@@ -15,5 +16,5 @@ def panel_types() -> list[type[Panel]]:
     from workbench.qt.panels.nexttoken import NextTokenPanel
     from workbench.qt.panels.training import TrainingPanel
 
-    return [CorpusPanel, EmbeddingsPanel, TrainingPanel, GatesPanel, AttentionPanel,
-            GradientsPanel, NextTokenPanel, GeneratePanel]
+    return [CorpusPanel, ArchitecturePanel, EmbeddingsPanel, TrainingPanel, GatesPanel,
+            AttentionPanel, GradientsPanel, NextTokenPanel, GeneratePanel]

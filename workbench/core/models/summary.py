@@ -139,7 +139,11 @@ def layer_table(model: nn.Module, probe: _Probe) -> list[LayerRow]:
                     params += param.numel()
             note = f"weight shared with {shared[0]}" if shared else ""
             keyed.append((key, len(keyed), LayerRow(name, kind, shape, params, params, note)))
-    return [row for *_, row in sorted(keyed)]
+    rows = [row for *_, row in sorted(keyed)]
+    # fixed tables added to the embeddings (a sinusoidal encoding): no parameters, but a layer
+    fixed = [LayerRow(name, "fixed table", f"(T, {buffer.shape[-1]}) added", 0, 0, "not trained")
+             for name, buffer in model.named_buffers(recurse=False) if buffer.dim() == 2]
+    return rows[:1] + fixed + rows[1:]
 
 
 def _recurrent_rows(name: str, module: nn.RNNBase, shape: str,

@@ -1,0 +1,143 @@
+"""The Architecture panel with the real models backend: form, summary, refusal, matched size."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+import pytest
+
+from workbench.app.backend import Backend
+from workbench.core.config.models import MODEL_CONFIGS, LstmConfig, TransformerConfig
+from workbench.core.events import JobFinished
+from workbench.core.jobs import JobSpec
+from workbench.qt.controller import WorkbenchController
+from workbench.qt.panels.architecture import ArchitecturePanel
+
+WAIT_MS = 20_000  # the first summary imports torch
+
+
+@pytest.fixture
+def panel(qtbot):
+    controller = WorkbenchController(Backend())
+    widget = ArchitecturePanel(controller)
+    qtbot.addWidget(widget)
+    widget.resize(1200, 800)
+    yield widget
+    controller.shutdown()
+
+
+def tokens(vocab: int):
+    return SimpleNamespace(tokenizer=SimpleNamespace(vocab_size=vocab, kind="char"))
+
+
+def pick(panel, arch: str) -> None:
+    panel.picker.setCurrentIndex(panel.picker.findData(arch))
+
+
+def wait_for_summary(qtbot, panel, **expected):
+    def described():
+        s = panel.summary
+        assert s is not None and all(
+            getattr(panel._asked, k) == v for k, v in expected.items())
+        assert not panel.controller.queries.busy
+    qtbot.waitUntil(described, timeout=WAIT_MS)
+    return panel.summary
+
+
+def test_lists_the_registry_and_describes_the_chosen_model(qtbot, panel):
+    titles = [panel.picker.itemText(i) for i in range(panel.picker.count())]
+    assert titles == [cls.title for cls in MODEL_CONFIGS.values()]
+    pick(panel, "lstm")
+    form = panel.form
+    form.editors["embedding_size"].setValue(64)
+    form.editors["hidden_size"].setValue(64)
+    form.editors["num_layers"].setValue(2)
+    summary = wait_for_summary(qtbot, panel, arch="lstm", hidden_size=64, num_layers=2)
+    table = panel.table
+    cells = {table.item(r, 0).text(): (table.item(r, 3).text(), table.item(r, 4).text())
+             for r in range(table.rowCount())}
+    # seed 002's LSTM(64) on 64-dim input: 33,280 in torch, 33,024 in Keras
+    assert cells["lstm layer 1"] == ("33,280", "33,024")
+    assert cells["lstm layer 2"] == ("33,280", "33,024")
+    assert cells["Total"] == (f"{summary.total_params:,}", f"{summary.keras_params:,}")
+    assert f"{summary.total_params:,}" in panel.stats.text()
+    assert "Keras convention" in panel.stats.text() and "FLOPs per token" in panel.stats.text()
+    assert [b.title for b in panel.diagram.boxes] == ["tokens x_t", "Embedding E", "LSTM ×2",
+                                                      "Linear V", "softmax ŷ_t"]
+    assert "LSTM cell" in panel.card.text() and "f<sub>t</sub>" in panel.card.text()
+    assert panel.controller.model_config == LstmConfig(embedding_size=64, hidden_size=64,
+                                                       num_layers=2)
+
+
+def test_invalid_settings_are_refused_with_the_problem(qtbot, panel):
+    pick(panel, "transformer")
+    wait_for_summary(qtbot, panel, arch="transformer")
+    good = panel.controller.model_config
+    panel.form.editors["num_heads"].setValue(3)  # 3 does not divide 128
+    assert "must divide the width" in panel.form.problems_label.text()
+    assert "must divide the width" in panel.stats.text()
+    assert panel.controller.model_config == good  # the session keeps the last valid model
+    assert "Block" in [r.kind for r in panel.summary.rows]
+    assert "Masked scaled dot-product attention" in panel.card.text()
+
+
+def test_tying_unequal_sizes_is_refused_and_bidirectional_explains(qtbot, panel):
+    pick(panel, "gru")
+    panel.form.editors["tie_weights"].setChecked(True)  # 64 vs 256
+    assert "Weight tying needs hidden size = embedding size" in panel.stats.text()
+    panel.form.editors["tie_weights"].setChecked(False)
+    assert panel.bidirectional_note.isHidden()
+    panel.form.editors["bidirectional"].setChecked(True)
+    assert not panel.bidirectional_note.isHidden()
+    assert "would copy the answer" in panel.bidirectional_note.text()
+
+
+def test_vocabulary_comes_from_the_tokens(qtbot, panel):
+    panel.controller.set_tokens(tokens(123))
+    assert panel.controller.model_config.vocab_size == 123
+    summary = wait_for_summary(qtbot, panel, vocab_size=123)
+    assert summary.rows[-1].output_shape.endswith("123)")
+    assert "123" in panel.vocab_label.text()
+
+
+def test_matched_size_proposes_and_applies_a_width(qtbot, panel):
+    pick(panel, "gru")
+    wait_for_summary(qtbot, panel, arch="gru")
+    panel.match_target.setCurrentIndex(panel.match_target.findData("lstm"))
+    panel.propose_matched_size()
+    qtbot.waitUntil(lambda: panel.apply_button.isEnabled(), timeout=WAIT_MS)
+    proposal = panel.proposal
+    assert abs(proposal.relative_error) < 0.03 and proposal.width != 256
+    assert f"{proposal.width}" in panel.match_result.text()
+    panel.apply_matched_size()
+    assert panel.form.editors["hidden_size"].value() == proposal.width
+    assert panel.controller.model_config.hidden_size == proposal.width
+    summary = wait_for_summary(qtbot, panel, hidden_size=proposal.width)
+    assert summary.total_params == proposal.params
+
+
+def test_waits_for_a_busy_query_runner_then_describes(qtbot, panel):
+    wait_for_summary(qtbot, panel)
+    release = threading.Event()
+
+    def slow(control):
+        release.wait(10)
+        yield JobFinished(result=None)
+
+    assert panel.controller.run_query(JobSpec("An inspector's probe", slow))
+    panel.form.editors["num_layers"].setValue(3)
+    qtbot.wait(300)  # past the debounce: the panel must wait, not fail
+    assert panel._pending and panel.controller.last_error == ""
+    release.set()
+    wait_for_summary(qtbot, panel, num_layers=3)
+
+
+def test_a_model_chosen_elsewhere_shows_in_the_form(qtbot, panel):
+    chosen = TransformerConfig(num_layers=3, d_model=64, num_heads=2, vocab_size=50)
+    panel.controller.set_model_config(chosen)
+    assert panel.picker.currentData() == "transformer"
+    assert panel.form.editors["num_layers"].value() == 3
+    summary = wait_for_summary(qtbot, panel, arch="transformer", num_layers=3)
+    assert [b.title for b in panel.diagram.boxes][2:4] == ["+ Positions P", "Block ×3"]
+    assert summary.rows[1].name == "sinusoid" and summary.rows[1].params == 0

@@ -1,0 +1,308 @@
+"""Architecture panel: pick a model, set its hyper-parameters, see what it costs and computes.
+
+The form is generated from the config dataclass; every valid edit becomes the session's model
+config (what the Training panel trains) and, after a 150 ms pause, a summary query (parameter
+counts, layer table, memory, FLOPs) runs on the query thread; the first one imports torch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.config.models import MODEL_CONFIGS
+from workbench.core.config.summary import ModelSummary, human_bytes, human_count
+from workbench.qt.panel import Panel
+from workbench.qt.widgets.architecture_cards import architecture_card
+from workbench.qt.widgets.block_diagram import BlockDiagram
+from workbench.qt.widgets.config_form import ConfigForm
+
+DEFAULT_VOCAB = 5000  # seed 002's vocabulary, until a corpus is tokenized
+DEBOUNCE_MS = 150
+SUMMARY_BATCH, SUMMARY_SEQ = 32, 128  # the training form's defaults (B, T)
+BIDIRECTIONAL_NOTE = (
+    "A language model predicts x<sub>t+1</sub> from x<sub>1</sub>…x<sub>t</sub>. A backward "
+    "layer reads the sequence from the right, so at step t it has already seen x<sub>t+1</sub>: "
+    "the model would copy the answer. Training refuses it; use it for encoders and classifiers."
+)
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_COLUMNS = ("Layer", "Type", "Output shape", "Param # (torch)", "Param # (Keras)", "Note")
+
+
+class ArchitecturePanel(Panel):
+    name = "architecture"
+    title = "Architecture"
+    area = "left"
+
+    def __init__(self, controller, parent: QWidget | None = None) -> None:
+        super().__init__(controller, parent)
+        self.summary: ModelSummary | None = None
+        self._asked: Any = None  # the config of the summary query in flight
+        self._pending = False
+        self._timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
+        self._timer.timeout.connect(self.describe)
+
+        self.picker = QComboBox(objectName="architecture-picker")
+        self.forms: dict[str, ConfigForm] = {}
+        self.stack = QStackedWidget()
+        for arch, config_type in MODEL_CONFIGS.items():
+            self.picker.addItem(config_type.title, arch)
+            form = ConfigForm(config_type)
+            form.changed.connect(self._on_form_changed)
+            self.forms[arch] = form
+            self.stack.addWidget(form)
+        self.picker.currentIndexChanged.connect(self._on_pick)
+        self.bidirectional_note = QLabel(BIDIRECTIONAL_NOTE, wordWrap=True)
+        self.bidirectional_note.setStyleSheet("color: #8a4b00;")
+        self.vocab_label = QLabel(wordWrap=True)
+        self.stats = QLabel("Describing…", wordWrap=True, objectName="architecture-stats")
+        self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.match_target = QComboBox(objectName="match-target")
+        for arch, config_type in MODEL_CONFIGS.items():
+            self.match_target.addItem(config_type.title, arch)
+        self.match_button = QPushButton("Propose")
+        self.match_button.clicked.connect(self.propose_matched_size)
+        self.match_result = QLabel("", wordWrap=True)
+        self.apply_button = QPushButton("Apply", enabled=False)
+        self.apply_button.clicked.connect(self.apply_matched_size)
+        self.proposal: Any = None
+        match_box = QGroupBox("Matched size (fair comparisons)")
+        match_layout = QVBoxLayout(match_box)
+        match_layout.addWidget(QLabel("Match the parameter count of:"))
+        target_row = QHBoxLayout()
+        target_row.addWidget(self.match_target, 1)
+        target_row.addWidget(self.match_button)
+        match_layout.addLayout(target_row)
+        match_layout.addWidget(self.match_result)
+        self.match_result.setMinimumHeight(2 * self.fontMetrics().lineSpacing() + 6)
+        match_layout.addWidget(self.apply_button, 0, Qt.AlignmentFlag.AlignRight)
+
+        self.table = QTableWidget(0, len(_COLUMNS), objectName="architecture-table")
+        self.table.setHorizontalHeaderLabels(_COLUMNS)
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setMinimumHeight(170)
+        self.diagram = BlockDiagram()
+        self.card = QLabel(wordWrap=True, objectName="equation-card")
+        self.card.setTextFormat(Qt.TextFormat.RichText)
+        self.card.setAlignment(Qt.AlignmentFlag.AlignTop)
+
+        left = QVBoxLayout()
+        pick_row = QHBoxLayout()
+        pick_row.addWidget(QLabel("Architecture:"))
+        pick_row.addWidget(self.picker, 1)
+        left.addLayout(pick_row)
+        left.addWidget(self.stack)
+        left.addWidget(self.bidirectional_note)
+        left.addWidget(self.vocab_label)
+        left.addWidget(match_box)
+        left.addStretch(1)
+        right = QVBoxLayout()
+        right.addWidget(self.stats)
+        right.addWidget(self.table, 1)
+        right.addWidget(QLabel("<b>Block diagram</b>"))
+        right.addWidget(self.diagram)
+        right.addWidget(self.card)
+        layout = QHBoxLayout(self)
+        left_box, right_box = QWidget(), QWidget()
+        left_box.setLayout(left)
+        right_box.setLayout(right)
+        left_box.setMaximumWidth(380)
+        layout.addWidget(left_box)
+        layout.addWidget(right_box, 1)
+
+        controller.tokens_changed.connect(self._on_tokens)
+        controller.model_config_changed.connect(self._on_session_config)
+        controller.queries.busy_changed.connect(self._on_queries_busy)
+        self._on_tokens(controller.tokens)
+        if controller.model_config is not None:
+            self._on_session_config(controller.model_config)
+        else:
+            self._on_pick(self.picker.currentIndex())
+
+    # --- the configuration ----------------------------------------------------------------------
+
+    @property
+    def form(self) -> ConfigForm:
+        return self.forms[self.picker.currentData()]
+
+    def vocab_size(self) -> int:
+        tokens = self.controller.tokens
+        return tokens.tokenizer.vocab_size if tokens is not None else 0
+
+    def config(self) -> Any:
+        """The form's config with the session's vocabulary, or None while it is invalid."""
+        config = self.form.config()
+        if config is None or config.problems():
+            return None
+        return dataclasses.replace(config, vocab_size=self.vocab_size())
+
+    def _on_pick(self, index: int) -> None:
+        self.stack.setCurrentIndex(index)
+        for i in range(self.stack.count()):  # the stack takes the height of the shown form only
+            policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
+            self.stack.widget(i).setSizePolicy(policy, policy)
+        self._on_form_changed(self.form.config())
+
+    def _on_form_changed(self, config: Any) -> None:
+        self.bidirectional_note.setVisible(bool(getattr(config, "bidirectional", False)))
+        valid = self.config()
+        if valid is None:
+            self.stats.setText("<span style='color:#b00020'>Fix the settings on the left: "
+                               + " ".join(self.form.problems()) + "</span>")
+            return
+        if valid != self.controller.model_config:
+            self.controller.set_model_config(valid)
+        self._timer.start()
+
+    @Slot(object)
+    def _on_session_config(self, config: Any) -> None:
+        """Another panel (a recipe, a saved run) chose a model: show it here."""
+        if config is None or config.arch not in self.forms:
+            return
+        form = self.forms[config.arch]
+        shown = form.config()
+        if shown is None or dataclasses.replace(shown, vocab_size=config.vocab_size) != config:
+            form.set_config(dataclasses.replace(config, vocab_size=0))
+        if self.picker.currentData() != config.arch:
+            self.picker.setCurrentIndex(self.picker.findData(config.arch))
+        else:
+            self._timer.start()
+
+    @Slot(object)
+    def _on_tokens(self, tokens: Any) -> None:
+        if tokens is None:
+            self.vocab_label.setText(f"Vocabulary: {DEFAULT_VOCAB:,} assumed for the counts "
+                                     "(seed 002) until a corpus is tokenized.")
+        else:
+            self.vocab_label.setText(f"Vocabulary: {self.vocab_size():,} "
+                                     f"{tokens.tokenizer.kind} tokens from the corpus.")
+        self._on_form_changed(self.form.config())
+
+    # --- the summary ------------------------------------------------------------------------------
+
+    def describe(self) -> None:
+        config = self.config()
+        if config is None:
+            return
+        if self.controller.queries.busy:
+            self._pending = True  # an inspector's probe or our last query: retry when free
+            return
+        self._pending = False
+        config = dataclasses.replace(config, vocab_size=config.vocab_size or DEFAULT_VOCAB)
+        seq = min(SUMMARY_SEQ, getattr(config, "context_length", SUMMARY_SEQ))
+        try:
+            spec = self.controller.backend.models.describe_job(config, SUMMARY_BATCH, seq)
+        except Exception as exc:  # noqa: BLE001 - an invalid config: say why, keep the view
+            self.stats.setText(str(exc))
+            return
+        self._asked = config
+        if self.summary is None:
+            self.stats.setText("Describing… (the first description loads torch)")
+        self.controller.run_query(spec, on_result=self._on_summary, on_error=self._on_failed)
+
+    @Slot(bool)
+    def _on_queries_busy(self, busy: bool) -> None:
+        if not busy and self._pending:
+            QTimer.singleShot(0, self.describe)
+
+    def _on_failed(self, outcome: Any) -> None:
+        self.stats.setText(f"Could not describe the model: {getattr(outcome, 'message', '')}")
+
+    def _on_summary(self, summary: ModelSummary) -> None:
+        self.summary = summary
+        self.stats.setText(_stats_html(summary))
+        self._fill_table(summary)
+        self.diagram.set_summary(summary)
+        config = self._asked
+        self.card.setText(architecture_card(summary,
+                                            getattr(config, "norm_placement", "post"),
+                                            getattr(config, "positional", "sinusoidal")))
+
+    def _fill_table(self, summary: ModelSummary) -> None:
+        self.table.setRowCount(len(summary.rows) + 1)
+        rows = [(r.name, r.kind, r.output_shape, r.params, r.keras_params, r.note)
+                for r in summary.rows]
+        rows.append(("Total", "", "", summary.total_params, summary.keras_params,
+                     "tied weights counted once"))
+        for i, values in enumerate(rows):
+            for j, value in enumerate(values):
+                text = f"{value:,}" if isinstance(value, int) else value
+                item = QTableWidgetItem(text)
+                if isinstance(value, int):
+                    item.setTextAlignment(_RIGHT)
+                if i == len(rows) - 1:
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                self.table.setItem(i, j, item)
+        self.table.resizeColumnsToContents()
+
+    # --- matched size -----------------------------------------------------------------------------
+
+    def propose_matched_size(self) -> None:
+        config, target_form = self.config(), self.forms[self.match_target.currentData()]
+        target = target_form.config()
+        if config is None or target is None or target.problems():
+            self.match_result.setText("Both models need valid settings first.")
+            return
+        vocab = self.vocab_size() or DEFAULT_VOCAB
+        config = dataclasses.replace(config, vocab_size=vocab)
+        target = dataclasses.replace(target, vocab_size=vocab)
+        if self.controller.queries.busy:
+            self.match_result.setText("Waiting for the query thread; press Propose again.")
+            return
+        spec = self.controller.backend.models.matched_size_job(config, target)
+        self.match_result.setText("Searching…")
+        self.controller.run_query(spec, on_result=self._on_matched, on_error=self._on_failed)
+
+    def _on_matched(self, proposal: Any) -> None:
+        self.proposal = proposal
+        labels = {f.name: f.metadata.get("label", f.name)
+                  for f in dataclasses.fields(MODEL_CONFIGS[proposal.arch])}
+        label = " = ".join(labels[f].lower() for f in proposal.fields)
+        self.match_result.setText(
+            f"→ {label} <b>{proposal.width}</b>: {proposal.params:,} parameters vs "
+            f"{proposal.target_params:,} ({proposal.relative_error:+.1%})")
+        self.apply_button.setEnabled(True)
+
+    def apply_matched_size(self) -> None:
+        proposal, form = self.proposal, self.forms.get(getattr(self.proposal, "arch", ""))
+        if proposal is None or form is None or form.config() is None:
+            return
+        form.set_config(dataclasses.replace(form.config(),
+                                            **{f: proposal.width for f in proposal.fields}))
+        self.picker.setCurrentIndex(self.picker.findData(proposal.arch))
+        self._on_form_changed(form.config())
+        self.apply_button.setEnabled(False)
+
+
+def _stats_html(s: ModelSummary) -> str:
+    keras = (f"Keras convention: <b>{s.keras_params:,}</b> ({s.bias_difference:,} fewer: one bias "
+             "per gate)" if s.bias_difference else "Keras convention: the same count")
+    return (
+        f"<b>{s.title}</b>: <b>{s.total_params:,}</b> parameters in torch. {keras}.<br>"
+        f"Memory for a training step (B = {s.batch_size}, T = {s.seq_len}, float32): weights "
+        f"{human_bytes(s.param_bytes)} + gradients and Adam moments "
+        f"{human_bytes(s.training_state_bytes)} + activations ≈ "
+        f"{human_bytes(s.activation_bytes)} = <b>{human_bytes(s.training_bytes)}</b>.<br>"
+        f"FLOPs per token: {human_count(s.flops_per_token)} forward, "
+        f"≈ {human_count(3 * s.flops_per_token)} for a training step (forward + backward)."
+    )

@@ -1,0 +1,152 @@
+"""A block diagram of a model drawn from its summary: tokens → layers → softmax, with shapes.
+
+Boxes run left to right joined by arrows; consecutive identical layers (stacked blocks of the
+same shape and size) fold into one box marked ×N so a 12-block transformer stays readable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from workbench.core.config.summary import LayerRow, ModelSummary
+
+_FILL = {  # Okabe–Ito tints: embeddings, recurrent or attention layers, heads
+    "Embedding": "#d6e9f5", "Linear": "#fbe3c4", "softmax": "#f3d3c2", "input": "#eeeeee",
+}
+_LAYER_FILL = "#cdeee3"
+_BOX_W, _BOX_H, _GAP, _MARGIN = 112, 46, 22, 10
+
+
+@dataclass(frozen=True)
+class DiagramBox:
+    title: str  # "LSTM ×2", "Embedding"
+    detail: str  # the output shape
+    fill: str
+
+
+def diagram_boxes(summary: ModelSummary) -> list[DiagramBox]:
+    """The boxes for a summary: input, each (folded) layer except dropout, softmax."""
+    boxes = [DiagramBox("tokens x_t", "(None, T)", _FILL["input"])]
+    rows = [r for r in summary.rows if r.kind != "Dropout"]
+    i = 0
+    while i < len(rows):
+        row, count = rows[i], 1
+        while i + count < len(rows) and _same_layer(rows[i + count], row):
+            count += 1
+        boxes.append(DiagramBox(_title(row, count), row.output_shape,
+                                _FILL.get(row.kind, _LAYER_FILL)))
+        i += count
+    width = rows[-1].output_shape.rsplit(", ", 1)[-1].rstrip(")") if rows else "V"
+    boxes.append(DiagramBox("softmax ŷ_t", f"P(x_t+1) over {width}", _FILL["softmax"]))
+    return boxes
+
+
+def _same_layer(a: LayerRow, b: LayerRow) -> bool:
+    return (a.kind, a.output_shape, a.params) == (b.kind, b.output_shape, b.params)
+
+
+def _title(row: LayerRow, count: int) -> str:
+    name = {"Linear": "Linear V", "Block": "Block", "LayerNorm": "LayerNorm"}.get(row.kind)
+    if row.output_shape.endswith("added"):
+        name = "+ Positions P"
+    elif row.kind == "Embedding":
+        name = "Embedding E"
+    name = name or row.kind
+    if row.note.startswith("weight shared"):
+        name += " (= Eᵀ)"
+    return f"{name} ×{count}" if count > 1 else name
+
+
+class BlockDiagram(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.boxes: list[DiagramBox] = []
+        self.message = "No model described yet."
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setMinimumHeight(_BOX_H + 2 * _MARGIN + 20)
+
+    def set_summary(self, summary: ModelSummary | None, message: str = "") -> None:
+        self.boxes = diagram_boxes(summary) if summary is not None else []
+        self.message = message
+        self.setFixedHeight(self.heightForWidth(self.width()))
+        self.updateGeometry()
+        self.update()
+
+    def _columns(self) -> int:
+        usable = max(1, self.width() - 2 * _MARGIN + _GAP)
+        return max(1, usable // (_BOX_W + _GAP))
+
+    def sizeHint(self) -> QSize:
+        return QSize(len(self.boxes) * (_BOX_W + _GAP) + 2 * _MARGIN, self.heightForWidth(600))
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        columns = max(1, (width - 2 * _MARGIN + _GAP) // (_BOX_W + _GAP))
+        lines = max(1, -(-len(self.boxes) // columns))
+        return lines * (_BOX_H + 24) + 2 * _MARGIN
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.setFixedHeight(self.heightForWidth(self.width()))
+        super().resizeEvent(event)
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.fillRect(self.rect(), self.palette().base())
+        if not self.boxes:
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.message)
+            return
+        columns = self._columns()
+        small = QFont(self.font())
+        small.setPointSizeF(max(7.0, small.pointSizeF() - 1.5))
+        bold = QFont(self.font())
+        bold.setBold(True)
+        previous: QRectF | None = None
+        for index, box in enumerate(self.boxes):
+            line, col = divmod(index, columns)
+            rect = QRectF(_MARGIN + col * (_BOX_W + _GAP), _MARGIN + line * (_BOX_H + 24),
+                          _BOX_W, _BOX_H)
+            path = QPainterPath()
+            path.addRoundedRect(rect, 6, 6)
+            painter.setPen(QPen(QColor("#555555"), 1.2))
+            painter.setBrush(Qt.BrushStyle.NoBrush)  # the arrow heads leave a dark brush set
+            painter.fillPath(path, QColor(box.fill))
+            painter.drawPath(path)
+            painter.setPen(QColor("#111111"))
+            painter.setFont(bold)
+            painter.drawText(rect.adjusted(3, 3, -3, -_BOX_H / 2),
+                             Qt.AlignmentFlag.AlignCenter, box.title)
+            painter.setFont(small)
+            painter.drawText(rect.adjusted(3, _BOX_H / 2, -3, -3),
+                             Qt.AlignmentFlag.AlignCenter, box.detail)
+            if previous is not None:
+                self._arrow(painter, previous, rect)
+            previous = rect
+        painter.end()
+
+    @staticmethod
+    def _arrow(painter: QPainter, start: QRectF, end: QRectF) -> None:
+        painter.setPen(QPen(QColor("#333333"), 1.4))
+        if abs(start.center().y() - end.center().y()) < 1:  # same line: straight right
+            a, b = QPointF(start.right(), start.center().y()), QPointF(end.left(), end.center().y())
+        else:  # wrapped: down from the last box of a line, into the first of the next
+            a = QPointF(start.center().x(), start.bottom())
+            b = QPointF(end.center().x(), end.top())
+            mid = (a.y() + b.y()) / 2
+            painter.drawLine(a, QPointF(a.x(), mid))
+            painter.drawLine(QPointF(a.x(), mid), QPointF(b.x(), mid))
+            a = QPointF(b.x(), mid)
+        painter.drawLine(a, b)
+        direction = QPointF(b.x() - a.x(), b.y() - a.y())
+        length = max(1e-6, (direction.x() ** 2 + direction.y() ** 2) ** 0.5)
+        ux, uy = direction.x() / length, direction.y() / length
+        head = QPolygonF([b, QPointF(b.x() - 7 * ux - 4 * uy, b.y() - 7 * uy + 4 * ux),
+                          QPointF(b.x() - 7 * ux + 4 * uy, b.y() - 7 * uy - 4 * ux)])
+        painter.setBrush(QColor("#333333"))
+        painter.drawPolygon(head)
