@@ -222,3 +222,17 @@ def test_bridge_reports_coverage_and_refuses_characters():
     np.testing.assert_array_equal(init.matrix[:4], 0.0)
     with pytest.raises(UserFacingError, match="character-level"):
         embedding_init(vectors, CharTokenizer.train("the king"))
+
+
+def test_sentences_spell_words_like_the_word_tokenizer():
+    from workbench.core.config.tokenizer import DEFAULT_WORD_PATTERN
+    from workbench.core.corpus.tokenizers import WordTokenizer
+    from workbench.core.embeddings.sentences import sentences_of
+
+    text = "O Romeo, Romeo! wherefore art thou Romeo?\nI'll deny thy name.\n\n"
+    sentences = sentences_of(text, lowercase=True)
+    assert sentences == [["o", "romeo", "romeo", "wherefore", "art", "thou", "romeo"],
+                         ["i'll", "deny", "thy", "name"]]
+    tokenizer = WordTokenizer.train(text, DEFAULT_WORD_PATTERN, lowercase=True)
+    words = {tokenizer.token(i) for i in range(4, tokenizer.vocab_size)}
+    assert {w for s in sentences for w in s} <= words

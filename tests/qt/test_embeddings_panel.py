@@ -39,7 +39,7 @@ def test_import_then_query_the_explorer(window, vector_file):
     assert len(panel.vectors) == len(WORDS)
     panel.explorer.word.setText("king")
     panel.explorer.find_neighbours()
-    assert panel.explorer.neighbour_table.item(0, 0).text() == "queen"
+    assert panel.explorer.neighbour_table.item(0, 1).text() == "queen"
     panel.explorer.word.setText("nonexistent")
     panel.explorer.find_neighbours()
     assert "'nonexistent' is not in the vocabulary" in panel.explorer.message.text()
@@ -108,3 +108,55 @@ def test_train_on_the_loaded_corpus_plots_each_epoch(window, tmp_path):
     assert panel.vectors is not None and "king" in panel.vectors
     assert [row["epoch"] for row in panel.plots.rows] == [1.0, 2.0, 3.0]
     assert len(panel.plots.loss_curve.getData()[0]) == 3
+
+
+def test_search_box_rings_the_word_and_neighbour_lists_export(window, vector_file, tmp_path,
+                                                              qtbot):
+    from PySide6.QtCore import Qt
+
+    panel = window.panels["embeddings"]
+    panel.import_vectors(str(vector_file), "word2vec-text")
+    settle(window, 30)
+    panel.draw_map("pca")
+    settle(window, 30)
+    panel.map.search.setText("queen")
+    qtbot.keyClick(panel.map.search, Qt.Key.Key_Return)
+    ringed = panel.map.found.data
+    assert len(ringed) == 9  # queen and its eight neighbours (every other word here)
+    index = panel.vectors.index["queen"]
+    assert (ringed[0]["x"], ringed[0]["y"]) == pytest.approx(tuple(panel.map.coords[index]))
+    panel.map.search.setText("dragon")
+    qtbot.keyClick(panel.map.search, Qt.Key.Key_Return)
+    assert "'dragon' is not on the map" in panel.map.status.text()
+
+    panel.explorer.word.setText("king sword")
+    panel.explorer.k.setValue(2)
+    panel.explorer.find_neighbours()
+    assert panel.explorer.neighbour_table.rowCount() == 4
+    out = tmp_path / "neighbours.csv"
+    assert panel.explorer.export_neighbours(str(out))
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "word,rank,neighbour,cosine"
+    assert lines[1].startswith("king,1,queen,0.9") and lines[3].startswith("sword,1,")
+
+
+def test_coverage_against_a_word_tokenizer_is_handed_to_training(window, vector_file):
+    from workbench.core.config.tokenizer import DEFAULT_WORD_PATTERN
+    from workbench.core.corpus.dataset import TokenizedCorpus
+    from workbench.core.corpus.tokenizers import WordTokenizer
+
+    tokenizer = WordTokenizer.train("the King and the queen and the dragon",
+                                    DEFAULT_WORD_PATTERN)
+    ids = np.arange(5, dtype=np.int64)
+    window.controller.set_tokens(TokenizedCorpus(tokenizer, ids, ids, ids[:0], ids[:0]))
+    panel = window.panels["embeddings"]
+    panel.import_vectors(str(vector_file), "word2vec-text")
+    settle(window, 30)
+    panel.freeze.setChecked(True)
+    assert panel.use_in_model()
+    report = panel.bridge_report.toPlainText()
+    assert "Coverage: 2 of" in report and "dragon" in report  # King (lower-cased), queen
+    matrix, freeze = window.controller.embedding_init
+    assert freeze and matrix.shape == (tokenizer.vocab_size, 6)
+    king = tokenizer.encode("King")[0]
+    np.testing.assert_allclose(matrix[king], panel.vectors.vector("king"))

@@ -10,7 +10,6 @@ job says so instead of plotting zeros.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator
 
@@ -18,19 +17,12 @@ import numpy as np
 
 from workbench.core.config.embeddings import EmbeddingConfig
 from workbench.core.embeddings import evaluation
+from workbench.core.embeddings.sentences import sentences_of
 from workbench.core.embeddings.vectors import WordVectors
 from workbench.core.events import EpochEnded, Event, JobFinished, Notice, Progress
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
 
-WORD = re.compile(r"\w+(?:'\w+)*")  # words only: punctuation carries no distributional meaning
 MIN_ALPHA = 1e-4
-
-
-def sentences_of(text: str, lowercase: bool) -> list[list[str]]:
-    """One token list per non-empty line (verse lines and speeches are natural contexts)."""
-    if lowercase:
-        text = text.lower()
-    return [words for line in text.splitlines() if (words := WORD.findall(line))]
 
 
 def build_model(config: EmbeddingConfig):

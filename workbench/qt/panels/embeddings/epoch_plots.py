@@ -48,7 +48,8 @@ class EpochPlots(QWidget):
         layout.addWidget(self.layout_widget, 1)
         layout.addWidget(self.coverage)
         layout.addWidget(self.note)
-        layout.addWidget(PlotExportBar(self.layout_widget, self.table, "embedding-epochs"))
+        self.export_bar = PlotExportBar(self.layout_widget, self.table, "embedding-epochs")
+        layout.addWidget(self.export_bar)
         self.clear()
 
     def clear(self) -> None:

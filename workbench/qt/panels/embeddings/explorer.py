@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import (
     QComboBox,
+    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.jobs import UserFacingError
+from workbench.qt.widgets.plot_export import export_csv
 
 METHODS = {"3CosAdd: cos(x, b − a + c)": "3cosadd",
            "3CosMul: cos(x,b)·cos(x,c) / (cos(x,a)+ε)": "3cosmul"}
@@ -54,14 +56,20 @@ class Explorer(QWidget):
         self.message.setWordWrap(True)
 
         self.word = QLineEdit("king")
+        self.word.setToolTip("One word, or several separated by spaces: their neighbour lists "
+                             "follow one another (and export together).")
         self.k = QSpinBox(minimum=1, maximum=200, value=10)
-        self.neighbour_table = _table(["word", "cosine"])
+        self.neighbour_table = _table(["of", "neighbour", "cosine"])
+        self.neighbour_rows: list[tuple[str, str, float]] = []
         find = QPushButton("Neighbours")
         find.clicked.connect(self.find_neighbours)
         self.word.returnPressed.connect(self.find_neighbours)
+        export = QPushButton("CSV…")
+        export.setToolTip("Export the neighbour lists shown as CSV")
+        export.clicked.connect(self._export_dialog)
         neighbours = QGroupBox("Nearest neighbours (cosine)")
         row = QHBoxLayout()
-        for widget in (self.word, QLabel("k"), self.k, find):
+        for widget in (self.word, QLabel("k"), self.k, find, export):
             row.addWidget(widget)
         box = QVBoxLayout(neighbours)
         box.addLayout(row)
@@ -135,10 +143,39 @@ class Explorer(QWidget):
             return None
 
     def find_neighbours(self) -> None:
-        word = self.word.text().strip()
-        rows = self._ask(lambda: self.vectors.neighbours(word, self.k.value()))
+        words = self.word.text().replace(",", " ").split()
+        rows = self._ask(lambda: [(w, n, score) for w in words
+                                  for n, score in self.vectors.neighbours(w, self.k.value())])
         if rows is not None:
+            self.neighbour_rows = rows
             _fill(self.neighbour_table, rows)
+
+    def _export_dialog(self) -> None:
+        if not self.neighbour_rows:
+            self.message.setText("Ask for some neighbours first, then export them.")
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export neighbour lists", "neighbours.csv",
+                                              "CSV files (*.csv)")
+        if path:
+            self.export_neighbours(path)
+
+    def export_neighbours(self, path: str) -> bool:
+        """Write the neighbour lists shown: query word, rank, neighbour, cosine."""
+        rows = self.neighbour_rows
+        ranks, previous, rank = [], None, 0
+        for query, _, _ in rows:
+            rank = rank + 1 if query == previous else 1
+            previous = query
+            ranks.append(rank)
+        try:
+            export_csv(path, ["word", "rank", "neighbour", "cosine"],
+                       [[r[0] for r in rows], ranks, [r[1] for r in rows],
+                        [f"{r[2]:.6f}" for r in rows]])
+        except OSError as exc:
+            self.message.setText(f"Could not write {path}: {exc}")
+            return False
+        self.message.setText(f"Exported {len(rows)} neighbours to {path}.")
+        return True
 
     def solve_analogy(self) -> None:
         method = METHODS[self.method.currentText()]

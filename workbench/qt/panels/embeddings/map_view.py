@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -27,7 +26,7 @@ from workbench.core.jobs import UserFacingError
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.point_cloud import PointCloudItem
 
-BANDS = 6
+BANDS = 8  # colour steps by frequency rank
 LABELLED = 25  # the most frequent words keep a label on the map
 METHOD_TITLES = {"PCA": "pca", "t-SNE": "tsne", "UMAP": "umap", "Semantic axes": "axes"}
 
@@ -75,7 +74,8 @@ class MapView(QWidget):
         layout.addLayout(controls)
         layout.addWidget(self.status)
         layout.addWidget(self.plot, 1)
-        layout.addWidget(PlotExportBar(self.plot, self.table, "embedding-map"))
+        self.export_bar = PlotExportBar(self.plot, self.table, "embedding-map")
+        layout.addWidget(self.export_bar)
 
     def set_vectors(self, vectors) -> None:
         self.vectors = vectors
@@ -107,13 +107,13 @@ class MapView(QWidget):
         rank = np.arange(len(self.coords)) if counts is None else np.argsort(np.argsort(-counts))
         band = np.minimum((np.log1p(rank) / np.log1p(max(len(rank), 2)) * BANDS).astype(int),
                           BANDS - 1)
-        colours = pg.colormap.get("viridis").getLookupTable(0.0, 0.85, BANDS)
-        for b in range(BANDS):
-            members = np.flatnonzero(band == b)
-            item = PointCloudItem(self.coords[members, 0], self.coords[members, 1],
-                                  QColor(*colours[b], 210))
-            self.plot.addItem(item)
-            self.bands.append(item)
+        table = pg.colormap.get("viridis").getLookupTable(0.0, 0.85, BANDS, alpha=True)
+        # rare words first, common ones last: the common words stay visible on top
+        order = np.argsort(-rank, kind="stable")
+        cloud = PointCloudItem(self.coords[order, 0], self.coords[order, 1], table[band[order]],
+                               radius=2 if len(order) < 20_000 else 1)
+        self.plot.addItem(cloud)
+        self.bands.append(cloud)
         for index in np.argsort(rank)[:LABELLED]:
             label = pg.TextItem(self.vectors.words[index], color="#333", anchor=(0.5, 1.2))
             label.setPos(*self.coords[index])

@@ -47,7 +47,7 @@ EXPORT_FORMATS = {
 class EmbeddingsPanel(Panel):
     name = "embeddings"
     title = "Embeddings"
-    area = "left"
+    area = "right"
 
     def __init__(self, controller, parent: QWidget | None = None) -> None:
         super().__init__(controller, parent)
@@ -102,6 +102,8 @@ class EmbeddingsPanel(Panel):
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
         controller.job_event.connect(self._on_job_event)
+        for bar in (self.plots.export_bar, self.map.export_bar):
+            bar.on_error = controller.report_error
 
     def _bridge_tab(self) -> QWidget:
         tab = QWidget()
@@ -218,7 +220,8 @@ class EmbeddingsPanel(Panel):
         except UserFacingError as exc:
             self.bridge_report.setPlainText(str(exc))
             return False
-        self.controller.embedding_init = init
+        # the contract with the trainer: (matrix (V, d), freeze), applied when present
+        self.controller.embedding_init = (init.matrix, init.freeze)
         missing = ", ".join(init.missing[:300]) + (" …" if len(init.missing) > 300 else "")
         self.bridge_report.setPlainText(
             f"Coverage: {len(init.found)} of {len(init.found) + len(init.missing)} tokens "
