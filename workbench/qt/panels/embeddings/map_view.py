@@ -122,8 +122,9 @@ class MapView(QWidget):
         self.found.setData([], [])
         self.links.setData([], [])
         self.plot.setTitle(title)
-        self.status.setText(f"{len(self.coords):,} words; colour: frequency rank (yellow = "
-                            "common). Hover for a word; search to show its neighbours.")
+        self.status.setText(f"{len(self.coords):,} words; colour: frequency rank (dark = "
+                            "common, light = rare). Hover for a word; search to show its "
+                            "neighbours.")
         self.plot.autoRange()
 
     def highlight(self, word: str, k: int = 8) -> bool:

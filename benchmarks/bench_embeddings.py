@@ -1,0 +1,121 @@
+"""Embeddings lab measurements (issue 5), each against a reference in the same run.
+
+1. Training throughput: words/s of the app's job (one epoch per gensim call) against gensim's
+   Word2Vec called directly with the same corpus and settings, alternated, median of repeats.
+2. Nearest-neighbour query at 100k words × 300 dimensions (WordVectors.neighbours).
+3. PCA of 100k × 300 (maps.pca_2d) against numpy's full SVD as the reference.
+4. Map redraw: the map of 100k points panned 30 times, time per repaint.
+
+Run: QT_QPA_PLATFORM=offscreen .venv/bin/python -m benchmarks.bench_embeddings
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+
+def training_ratio(repeats: int, epochs: int) -> tuple[float, float]:
+    from gensim.models import Word2Vec
+
+    from workbench.core.config.embeddings import EmbeddingConfig
+    from workbench.core.corpus.loading import load_corpus
+    from workbench.core.embeddings.training import (
+        build_model,
+        sentences_of,
+        train_embeddings_job,
+    )
+    from workbench.core.jobs import JobControl, drive
+    from workbench.core.resources import full_corpus_path
+
+    text = load_corpus(full_corpus_path()).text
+    config = EmbeddingConfig(epochs=epochs, workers=2, evaluate=False)
+    sentences = sentences_of(text, True)
+    words = sum(len(s) for s in sentences) * epochs
+    app, direct = [], []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        list(drive(train_embeddings_job(text, config), JobControl()))
+        app.append(words / (time.perf_counter() - start))
+        start = time.perf_counter()
+        sentences = sentences_of(text, True)  # gensim needs token lists too
+        reference: Word2Vec = build_model(config)  # same hyper-parameters, one train() call
+        reference.build_vocab(sentences)
+        reference.train(sentences, total_examples=reference.corpus_count, epochs=epochs,
+                        compute_loss=True)
+        direct.append(words / (time.perf_counter() - start))
+    return statistics.median(app), statistics.median(direct)
+
+
+def query_and_pca(n: int, d: int) -> dict[str, float]:
+    from workbench.core.embeddings.maps import pca_2d
+    from workbench.core.embeddings.vectors import WordVectors
+
+    rng = np.random.default_rng(0)
+    vectors = WordVectors([f"w{i}" for i in range(n)], rng.normal(size=(n, d)).astype("f4"))
+    vectors.unit  # noqa: B018 - normalise once, as the panel does when vectors arrive
+    times = []
+    for i in range(50):
+        start = time.perf_counter()
+        vectors.neighbours(f"w{i * 7}", 10)
+        times.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    pca_2d(vectors.vectors)
+    pca = time.perf_counter() - start
+    start = time.perf_counter()
+    centred = vectors.vectors - vectors.vectors.mean(0)
+    np.linalg.svd(centred, full_matrices=False)
+    svd = time.perf_counter() - start
+    return {"query_ms": 1000 * statistics.median(times), "query_p95_ms":
+            1000 * sorted(times)[int(0.95 * len(times))], "pca_s": pca, "svd_s": svd}
+
+
+def map_redraw(n: int) -> float:
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.core.embeddings.vectors import WordVectors
+    from workbench.qt.panels.embeddings.map_view import MapView
+
+    app = QApplication.instance() or QApplication([])
+    rng = np.random.default_rng(1)
+    vectors = WordVectors([f"w{i}" for i in range(n)], rng.normal(size=(n, 8)).astype("f4"),
+                          counts=rng.integers(1, 1000, n))
+    view = MapView()
+    view.resize(1200, 800)
+    view.show()
+    view.set_vectors(vectors)
+    view.show_coords(rng.normal(size=(n, 2)).astype("f4"), "bench")
+    app.processEvents()
+    box = view.plot.plotItem.vb
+    times = []
+    for step in range(30):
+        box.translateBy(x=0.05 * (1 if step % 2 else -1))
+        start = time.perf_counter()
+        view.plot.viewport().repaint()
+        app.processEvents()
+        times.append(time.perf_counter() - start)
+    view.close()
+    return 1000 * statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=2)
+    args = parser.parse_args()
+    app_wps, direct_wps = training_ratio(args.repeats, args.epochs)
+    print(f"training words/s: app {app_wps:,.0f}, gensim direct {direct_wps:,.0f}, "
+          f"ratio {app_wps / direct_wps:.3f}")
+    numbers = query_and_pca(100_000, 300)
+    print(f"neighbours at 100k x 300: median {numbers['query_ms']:.2f} ms, "
+          f"p95 {numbers['query_p95_ms']:.2f} ms")
+    print(f"PCA 100k x 300: {numbers['pca_s']:.2f} s (numpy full SVD reference "
+          f"{numbers['svd_s']:.2f} s)")
+    print(f"map of 100k points, repaint while panning: median {map_redraw(100_000):.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
