@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QGroupBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QSizePolicy,
@@ -98,7 +99,7 @@ class ArchitecturePanel(Panel):
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.setMinimumHeight(170)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.diagram = BlockDiagram()
         self.card = QLabel(wordWrap=True, objectName="equation-card")
         self.card.setTextFormat(Qt.TextFormat.RichText)
@@ -116,10 +117,11 @@ class ArchitecturePanel(Panel):
         left.addStretch(1)
         right = QVBoxLayout()
         right.addWidget(self.stats)
-        right.addWidget(self.table, 1)
+        right.addWidget(self.table)
         right.addWidget(QLabel("<b>Block diagram</b>"))
         right.addWidget(self.diagram)
         right.addWidget(self.card)
+        right.addStretch(1)
         layout = QHBoxLayout(self)
         left_box, right_box = QWidget(), QWidget()
         left_box.setLayout(left)
@@ -254,6 +256,13 @@ class ArchitecturePanel(Panel):
                     item.setFont(font)
                 self.table.setItem(i, j, item)
         self.table.resizeColumnsToContents()
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(len(_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.table.resizeRowsToContents()
+        # as tall as its rows (a transformer has ~10): the diagram and card stay in view
+        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
+        height += sum(self.table.rowHeight(i) for i in range(self.table.rowCount()))
+        self.table.setFixedHeight(height)
 
     # --- matched size -----------------------------------------------------------------------------
 

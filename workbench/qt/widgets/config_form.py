@@ -87,8 +87,8 @@ class ConfigForm(QWidget):
         advanced_form = QFormLayout(self._advanced_body)
         advanced_form.setContentsMargins(0, 0, 0, 0)
         advanced_layout.addRow(self._advanced_body)
-        self._advanced_body.setVisible(False)
-        self.advanced.toggled.connect(self._advanced_body.setVisible)
+        self.advanced.toggled.connect(self._show_advanced)
+        self._show_advanced(False)
         for field in form_fields(config_type):
             editor = _editor(field, getattr(self._base, field.name))
             editor.setToolTip(field.metadata["tooltip"])
@@ -110,6 +110,13 @@ class ConfigForm(QWidget):
         self.set_config(self._base)
         for editor in self.editors.values():
             self._connect(editor)
+
+    def _show_advanced(self, shown: bool) -> None:
+        # a collapsed group box keeps its empty frame's height unless capped to its title
+        self._advanced_body.setVisible(shown)
+        self.advanced.setFlat(not shown)
+        self.advanced.setMaximumHeight(16777215 if shown
+                                       else self.advanced.fontMetrics().height() + 8)
 
     def _connect(self, editor: QWidget) -> None:
         if isinstance(editor, QComboBox):
