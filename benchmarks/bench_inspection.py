@@ -193,9 +193,11 @@ def bench_probe_overhead(tokens, steps: int, repeats: int, eval_every: int = 20)
                 last_start[0] = time.monotonic()
 
                 def probe_all(snapshot=event.snapshot):
+                    began = time.perf_counter()
                     for gradients in (False, False, True, False):  # the four inspectors
                         list(drive(backend.probe_job(snapshot, "To be, or not to be, that is "
                                                      "the question:", gradients), JobControl()))
+                    cycles.append((time.perf_counter() - began) * 1000)
                 worker = threading.Thread(target=probe_all)
                 worker.start()
                 workers.append(worker)
@@ -203,14 +205,16 @@ def bench_probe_overhead(tokens, steps: int, repeats: int, eval_every: int = 20)
             worker.join()
         return statistics.median(rates)
 
-    plain, probed = [], []
+    plain, probed, cycles = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         run(False, Path(tmp) / "warm-up")  # first runs pay for imports and allocator growth
         for i in range(repeats):
             plain.append(run(False, Path(tmp) / f"plain{i}"))
             probed.append(run(True, Path(tmp) / f"probed{i}"))
     p, q = statistics.median(plain), statistics.median(probed)
-    return {"plain_tok_s": p, "probed_tok_s": q, "overhead": 1 - q / p}
+    return {"plain_tok_s": p, "probed_tok_s": q, "overhead": 1 - q / p,
+            "probe_cycle_ms": statistics.median(cycles) if cycles else float("nan"),
+            "plain_spread": (min(plain) / p, max(plain) / p)}
 
 
 def main() -> None:
@@ -237,7 +241,9 @@ def main() -> None:
         print(f"training (LSTM 1x256, CPU, 1 thread, batch 16x64, snapshot every {every} "
               f"steps) while four inspectors probe: {o['probed_tok_s']:.0f} tok/s vs "
               f"{o['plain_tok_s']:.0f} tok/s without; overhead {o['overhead']:.1%} "
-              f"(target < 5%)")
+              f"(target < 5%); one probe round {o['probe_cycle_ms']:.0f} ms per "
+              f"{AUTO_INTERVAL_S:.0f} s; runs without probes spread "
+              f"{o['plain_spread'][0]:.2f}-{o['plain_spread'][1]:.2f} of their median")
 
 
 if __name__ == "__main__":
