@@ -160,3 +160,6 @@ def test_coverage_against_a_word_tokenizer_is_handed_to_training(window, vector_
     assert freeze and matrix.shape == (tokenizer.vocab_size, 6)
     king = tokenizer.encode("King")[0]
     np.testing.assert_allclose(matrix[king], panel.vectors.vector("king"))
+    window.controller.set_tokens(TokenizedCorpus(tokenizer, ids, ids, ids[:0], ids[:0]))
+    assert window.controller.embedding_init is None  # rows for an old vocabulary are dropped
+    assert "Check coverage again" in panel.bridge_report.toPlainText()

@@ -25,7 +25,9 @@ class EpochPlots(QWidget):
         for plot in (self.loss_plot, self.eval_plot):
             plot.showGrid(x=True, y=True, alpha=0.3)
             plot.setLabel("bottom", "epoch")
-        self.eval_plot.addLegend(offset=(-10, 10))
+        # bottom right: the curves rise from the bottom left, so a top legend hides them
+        self.eval_plot.addLegend(offset=(-10, -10), labelTextColor="#333",
+                                 brush=pg.mkBrush(255, 255, 255, 200))
         self.loss_curve = self.loss_plot.plot(pen=pg.mkPen("#0072B2", width=2), symbol="o",
                                               symbolSize=6, symbolBrush="#0072B2")
         self.curves = {
@@ -67,6 +69,12 @@ class EpochPlots(QWidget):
             self.loss_plot.setTitle("Loss per epoch (summed over the epoch's pairs)")
         else:
             self.loss_plot.setTitle("Loss: not reported by fastText")
+        if len(epochs) <= 20:  # whole epochs only: 1.5 is not an epoch
+            ticks = [[(e, str(int(e))) for e in epochs]]
+        else:
+            ticks = None
+        for plot in (self.loss_plot, self.eval_plot):
+            plot.getAxis("bottom").setTicks(ticks)
         for key, curve in self.curves.items():
             if all(key in r for r in self.rows):
                 curve.setData(epochs, [r[key] for r in self.rows])

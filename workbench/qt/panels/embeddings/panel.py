@@ -102,6 +102,7 @@ class EmbeddingsPanel(Panel):
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
         controller.job_event.connect(self._on_job_event)
+        controller.tokens_changed.connect(self._on_tokens_changed)
         for bar in (self.plots.export_bar, self.map.export_bar):
             bar.on_error = controller.report_error
 
@@ -208,6 +209,15 @@ class EmbeddingsPanel(Panel):
         return written
 
     # --- bridge to language models ------------------------------------------------------------
+
+    @Slot(object)
+    def _on_tokens_changed(self, _tokens) -> None:
+        """Rows were chosen for the old vocabulary: they would land on the wrong tokens."""
+        if getattr(self.controller, "embedding_init", None) is not None:
+            self.controller.embedding_init = None
+            self.bridge_report.setPlainText(
+                "The tokenizer changed, so the chosen vectors no longer match its vocabulary. "
+                "Check coverage again to use them.")
 
     def use_in_model(self) -> bool:
         tokens = self.controller.tokens
