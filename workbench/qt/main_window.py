@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, Slot
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -90,12 +90,20 @@ class MainWindow(QMainWindow):
                 first_in_area[panel.area] = dock
         for dock in first_in_area.values():
             dock.raise_()
-        left, right = first_in_area.get("left"), first_in_area.get("right")
+        self._first_in_area = first_in_area
+
+    def _apply_default_sizes(self) -> None:
+        """Split the window: the top row half and half, the bottom dock 40% of the height.
+        resizeDocks only takes effect once the window has its size, hence after show."""
+        areas = self._first_in_area
+        left, right, bottom = areas.get("left"), areas.get("right"), areas.get("bottom")
         if left is not None and right is not None:
             self.resizeDocks([left, right], [self.width() // 2] * 2, Qt.Orientation.Horizontal)
-        bottom = first_in_area.get("bottom")
-        if bottom is not None:
-            self.resizeDocks([bottom], [self.height() * 2 // 5], Qt.Orientation.Vertical)
+        top = left or right
+        if bottom is not None and top is not None:  # one dock alone will not move the split
+            height = self.height()
+            self.resizeDocks([top, bottom], [height * 3 // 5, height * 2 // 5],
+                             Qt.Orientation.Vertical)
 
     def show_panel(self, name: str) -> None:
         dock = self.docks[name]
@@ -209,16 +217,27 @@ class MainWindow(QMainWindow):
         self._default_state = self.saveState()
         geometry = self.settings.value("window/geometry")
         state = self.settings.value("window/state")
+        self._sized = isinstance(state, QByteArray)  # a saved layout keeps its own sizes
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
+        else:  # first start: most of the screen, since nine panels share it
+            screen = self.screen().availableGeometry()
+            self.resize(max(1400, screen.width() * 9 // 10), max(900, screen.height() * 9 // 10))
         if isinstance(state, QByteArray):
             self.restoreState(state)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if not self._sized:
+            self._sized = True
+            QTimer.singleShot(0, self._apply_default_sizes)
 
     @Slot()
     def reset_layout(self) -> None:
         self.restoreState(self._default_state)
         for dock in self.docks.values():
             dock.show()
+        self._apply_default_sizes()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         self.settings.setValue("window/geometry", self.saveGeometry())
