@@ -153,6 +153,17 @@ def test_user_analogies_are_scored_and_malformed_lines_named():
         evaluation.user_analogies(vectors, "a b c d\na b c\n")
 
 
+@pytest.mark.parametrize("offset", [0.0, 0.5, 100.0])  # centred by Gram, or explicitly
+def test_pca_matches_svd_of_the_centred_matrix(offset):
+    rng = np.random.default_rng(3)
+    matrix = (rng.normal(size=(400, 20)) * np.linspace(3, 0.1, 20) + offset).astype("f4")
+    coords = pca_2d(matrix)
+    centred = matrix.astype(np.float64) - matrix.mean(0, dtype=np.float64)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    expected = centred @ vt[:2].T
+    assert np.allclose(np.abs(coords), np.abs(expected), atol=2e-3 * np.abs(expected).max())
+
+
 def test_pca_and_tsne_maps():
     vectors = small_vectors(2, n=120)
     coords = pca_2d(vectors.vectors)

@@ -17,13 +17,26 @@ METHODS = ("pca", "tsne", "umap")
 
 
 def pca_2d(vectors: np.ndarray) -> np.ndarray:
-    """Project onto the two leading principal components (SVD of the centred matrix)."""
-    centred = vectors - vectors.mean(axis=0, keepdims=True)
-    # the d × d covariance is cheap to decompose even for 100k words
-    covariance = centred.T @ centred / max(len(centred) - 1, 1)
-    values, axes = np.linalg.eigh(covariance.astype(np.float64))
+    """Project onto the two leading principal components.
+
+    The d × d covariance is cheap to decompose even for 100k words, and forming it from the
+    uncentred Gram matrix XᵀX − n·μμᵀ avoids copying the whole matrix to centre it (the copy
+    cost as much as the product). When the mean dominates the spread that subtraction would
+    lose float32 digits, so those matrices are centred explicitly.
+    """
+    n = len(vectors)
+    mean = vectors.mean(axis=0, dtype=np.float64)
+    spread = float(np.mean(np.var(vectors[: min(n, 5000)], axis=0, dtype=np.float64)))
+    if float(mean @ mean) / vectors.shape[1] > 10.0 * max(spread, 1e-30):
+        centred = vectors - mean.astype(vectors.dtype)
+        covariance = (centred.T @ centred).astype(np.float64) / max(n - 1, 1)
+    else:
+        gram = (vectors.T @ vectors).astype(np.float64)
+        covariance = (gram - n * np.outer(mean, mean)) / max(n - 1, 1)
+    values, axes = np.linalg.eigh(covariance)
     leading = axes[:, np.argsort(values)[::-1][:2]]
-    return (centred @ leading.astype(centred.dtype)).astype(np.float32)
+    coords = vectors @ leading.astype(vectors.dtype) - (mean @ leading).astype(vectors.dtype)
+    return coords.astype(np.float32)
 
 
 def map_job(vectors, method: str, seed: int = 1) -> JobSpec:
