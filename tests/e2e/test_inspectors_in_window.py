@@ -13,6 +13,7 @@ from workbench.core.config.models import LstmConfig, TransformerConfig
 from workbench.core.corpus.tokenizers import CharTokenizer
 from workbench.core.models import build_model
 from workbench.core.models.snapshots import snapshot_of
+from workbench.qt.widgets import probe_bar
 
 TOKENIZER = CharTokenizer.train("To be, or not to be, that is the question: whether 'tis")
 
@@ -25,7 +26,8 @@ def tiny_snapshot(config, step):
 
 
 @pytest.mark.slow
-def test_inspectors_and_console_on_real_snapshots(qtbot, settings):
+def test_inspectors_and_console_on_real_snapshots(qtbot, settings, monkeypatch):
+    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)  # settle() does not wait for timers
     window = build_window(settings, Backend())
     qtbot.addWidget(window)
     panels = window.panels
