@@ -160,7 +160,7 @@ class GatesPanel(Panel):
         index = self.gate_box.findData(current)
         self.gate_box.setCurrentIndex(max(index, 0))
         self.gate_box.blockSignals(False)
-        note = f"This view shows the {layer.convention} convention." if layer.convention else ""
+        note = f"Shown here: {layer.convention}" if layer.convention else ""
         self.card.setText(card_html(layer.kind, note))
         self._draw()
 
