@@ -236,8 +236,9 @@ class EmbeddingsPanel(Panel):
         self.bridge_report.setPlainText(
             f"Coverage: {len(init.found)} of {len(init.found) + len(init.missing)} tokens "
             f"({init.coverage:.1%}) have a vector of size {init.matrix.shape[1]}.\n"
-            f"The next model trained starts from these rows "
+            f"These rows are kept for the next model trained "
             f"({'frozen' if init.freeze else 'fine-tuned'}); its embedding size must be "
-            f"{init.matrix.shape[1]}. Tokens without a vector start random.\n\n"
+            f"{init.matrix.shape[1]}. Tokens without a vector start random (the special tokens "
+            f"at zero).\n\n"
             f"Not found: {missing}")
         return True
