@@ -26,7 +26,7 @@ MIN_ALPHA = 1e-4
 
 
 def build_model(config: EmbeddingConfig):
-    from gensim.models import FastText, Word2Vec
+    from gensim.models import FastText
 
     common = dict(
         vector_size=config.vector_size, window=config.window, min_count=config.min_count,
@@ -37,7 +37,10 @@ def build_model(config: EmbeddingConfig):
     )
     if config.model == "fasttext":
         return FastText(min_n=config.min_n, max_n=config.max_n, **common)
-    return Word2Vec(**common)
+    # gensim's own loss loses the sums of concurrent worker jobs (see exact_loss.py)
+    from workbench.core.embeddings.exact_loss import ExactLossWord2Vec
+
+    return ExactLossWord2Vec(**common)
 
 
 def vectors_of(model, source: str) -> WordVectors:
