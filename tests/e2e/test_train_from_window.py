@@ -76,5 +76,11 @@ def test_train_stop_resume_and_reopen_from_the_window(qtbot, settings, tmp_path,
     assert panel.open_run(str(run_dir))  # waits for the inspectors' probes, if running
     qtbot.waitUntil(lambda: str(run_dir) in panel.series, timeout=30_000)
     assert list(panel.series[str(run_dir)].train["step"]) == steps
+
+    # its best checkpoint goes to the inspectors as a snapshot
+    settle(window)
+    with qtbot.waitSignal(controller.snapshot_changed, timeout=30_000) as opened:
+        assert panel.inspect_checkpoint(str(run_dir), "best")
+    assert opened.args[0].weights and opened.args[0].step % 20 == 0
     settle(window)  # let the inspectors' probes of the last snapshot finish before closing
     window.close()

@@ -201,3 +201,10 @@ def test_bad_settings_and_missing_corpus_give_messages(qtbot, tmp_path):
     assert not panel.open_recipe(str(tmp_path / "bad.toml"))
     assert "bad.toml is not valid TOML" in controller.last_error
     controller.shutdown()
+
+
+def test_inspecting_a_run_without_checkpoint_says_so(qtbot, panel, tmp_path):
+    with qtbot.waitSignal(panel.controller.queries.busy_changed, timeout=10_000,
+                          check_params_cb=lambda busy: not busy):
+        assert panel.inspect_checkpoint(str(tmp_path / "run-a"), "best")
+    assert "run-a has no best checkpoint yet" in panel.controller.last_error

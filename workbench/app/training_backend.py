@@ -78,6 +78,20 @@ class TrainingBackend:
 
         return JobSpec(f"Resuming {Path(run_dir).name}", job)
 
+    def checkpoint_snapshot_job(self, run_dir: str | Path, kind: str = "best") -> JobSpec:
+        """A query reading a run's `best` or `latest` checkpoint as a snapshot to inspect."""
+        path = Path(run_dir) / "checkpoints" / f"{kind}.json"
+
+        def job(control: JobControl) -> Iterator[Event]:
+            from workbench.app.inspection_backend import snapshot_from_checkpoint
+
+            if not path.is_file():
+                raise UserFacingError(f"{Path(run_dir).name} has no {kind} checkpoint yet "
+                                      f"({path} is missing).")
+            yield JobFinished(result=snapshot_from_checkpoint(path))
+
+        return JobSpec(f"Opening {kind} checkpoint", job)
+
     # --- recipes and run folders ----------------------------------------------------------------
 
     def load_recipe(self, path: str | Path) -> Recipe:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from workbench.core.config.models import LstmConfig
 from workbench.core.events import (
@@ -28,6 +28,8 @@ from workbench.core.jobs import UserFacingError
 from workbench.qt.panel import Panel
 from workbench.qt.panels.training.controls import TrainingControls
 from workbench.qt.panels.training.curves import CurvesView
+from workbench.qt.panels.training.recipe_actions import RecipeActions
+from workbench.qt.panels.training.run_actions import RunListActions
 from workbench.qt.panels.training.run_list import RunList
 from workbench.qt.panels.training.sample_log import SampleLog
 from workbench.qt.panels.training.series import RunSeries
@@ -35,7 +37,7 @@ from workbench.qt.panels.training.series import RunSeries
 REDRAW_MS = 33  # ~30 redraws a second at most
 
 
-class TrainingPanel(Panel):
+class TrainingPanel(RunListActions, RecipeActions, Panel):
     name = "training"
     title = "Training"
     area = "bottom"
@@ -78,6 +80,7 @@ class TrainingPanel(Panel):
         self.run_list.renamed.connect(self._on_renamed)
         self.run_list.colour_changed.connect(self._on_colour)
         self.run_list.resume_requested.connect(self.resume_run)
+        self.run_list.inspect_requested.connect(self.inspect_checkpoint)
         self.run_list.remove_requested.connect(self._on_removed)
         self.run_list.current_run_changed.connect(self._on_current_run)
         controller.job_event.connect(self._on_job_event)
@@ -170,6 +173,11 @@ class TrainingPanel(Panel):
             self._end_live()
         return started
 
+    def inspect_checkpoint(self, key: str, kind: str = "best") -> bool:
+        """Hand a run's checkpoint to the inspectors and the generation console."""
+        spec = self.controller.backend.training.checkpoint_snapshot_job(key, kind)
+        return self.controller.run_query(spec, on_result=self.controller.set_snapshot)
+
     def toggle_pause(self) -> None:
         jobs = self.controller.jobs
         if not self.live_key or not jobs.busy:
@@ -244,139 +252,3 @@ class TrainingPanel(Panel):
         if not self.live_key:
             self.controls.set_running(False)
             self.controls.start.setEnabled(not busy and not self.controls.form.problems())
-
-    # --- the run list -------------------------------------------------------------------------
-
-    def _list_past_runs(self) -> None:
-        """Past runs appear unticked; their curves are read when first ticked."""
-        try:
-            folders = self.controller.backend.training.list_runs()
-        except (OSError, AttributeError):
-            return
-        for folder in folders[-50:]:
-            self._add_listed(str(folder), folder.name, visible=False)
-
-    def _add_listed(self, key: str, name: str, visible: bool, colour: str = "") -> RunSeries:
-        series = RunSeries(key, name, colour or self.run_list.next_colour(), visible=visible)
-        series.version = -1  # not read yet
-        self.series[key] = series
-        self.run_list.add_run(key, name, series.colour, visible=visible, resumable=True)
-        return series
-
-    def open_run(self, path: str) -> bool:
-        """Read a run folder (also one written headless) by a query and show its curves; while
-        an inspector's query runs, the read waits for it rather than failing."""
-        if self.controller.queries.busy:
-            if path not in self._waiting_reads:
-                self._waiting_reads.append(path)
-            return True
-        spec = self.controller.backend.training.read_run_job(path)
-        return self.controller.run_query(spec, on_result=self._show_record)
-
-    @Slot(bool)
-    def _on_queries_busy(self, busy: bool) -> None:
-        if not busy and self._waiting_reads:
-            QTimer.singleShot(0, lambda: self._waiting_reads and self.open_run(
-                self._waiting_reads.pop(0)))
-
-    def _show_record(self, record) -> None:
-        key = str(record.path)
-        series = self.series.get(key) or self._add_listed(key, record.name, True,
-                                                           record.settings.get("colour", ""))
-        if series.live:
-            return
-        fresh = RunSeries(key, record.name, record.settings.get("colour") or series.colour)
-        for event in record.events:
-            fresh.add(event)
-        fresh.samples = list(record.samples)
-        fresh.version += 1
-        self.series[key] = fresh
-        self.run_list.add_run(key, fresh.name, fresh.colour, resumable=record.has_checkpoint)
-        if record.skipped_lines:
-            self.controller.notice.emit(f"{record.skipped_lines} damaged lines of {key} were "
-                                        "skipped (a run stopped mid-write).")
-        self._refresh_runs()
-        self.samples.show_samples(fresh.samples)
-
-    def _refresh_runs(self) -> None:
-        self.curves.set_runs([s for s in self.series.values() if s.version >= 0])
-
-    def _on_visibility(self, key: str, visible: bool) -> None:
-        series = self.series.get(key)
-        if series is None:
-            return
-        series.visible = visible
-        if visible and series.version < 0:
-            self.open_run(key)
-            return
-        series.version += 1
-        self._refresh_runs()
-
-    def _on_renamed(self, key: str, name: str) -> None:
-        if key in self.series:
-            self.series[key].name = name
-        if Path(key).is_dir():
-            self.controller.backend.training.update_run(key, name=name)
-
-    def _on_colour(self, key: str, colour: str) -> None:
-        if key in self.series:
-            self.series[key].colour = colour
-            self.series[key].version += 1
-            self.curves.redraw()
-        if Path(key).is_dir():
-            self.controller.backend.training.update_run(key, colour=colour)
-
-    def _on_removed(self, key: str) -> None:
-        self.series.pop(key, None)
-        self._refresh_runs()
-
-    def _on_current_run(self, key: str) -> None:
-        series = self.series.get(key)
-        self.samples.show_samples(series.samples if series else [])
-
-    # --- recipes and folders ------------------------------------------------------------------
-
-    def open_run_dialog(self) -> None:
-        root = str(self.controller.backend.training.runs_root())
-        path = QFileDialog.getExistingDirectory(self, "Open run directory", root)
-        if path:
-            self.open_run(path)
-
-    def open_recipe_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open recipe", "", "Recipes (*.toml)")
-        if path:
-            self.open_recipe(path)
-
-    def open_recipe(self, path: str) -> bool:
-        try:
-            recipe = self.controller.backend.training.load_recipe(path)
-        except UserFacingError as exc:
-            self.controller.report_error(str(exc))
-            return False
-        self.recipe = recipe
-        self.controls.form.set_config(recipe.training)
-        self.controller.set_model_config(recipe.model)
-        self._describe()
-        return True
-
-    def save_recipe_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save recipe", "recipe.toml",
-                                              "Recipes (*.toml)")
-        if path:
-            self.save_recipe(path if path.endswith(".toml") else path + ".toml")
-
-    def save_recipe(self, path: str) -> bool:
-        training = self.controller.backend.training
-        config = self.controls.form.config()
-        try:
-            if self.recipe is not None:
-                recipe, corpus = self.recipe, None
-                recipe.training = config or recipe.training
-            else:
-                corpus = self.controller.corpus
-                recipe = training.recipe_of(corpus, self.controller.tokens,
-                                            self.model_config(), config)
-        except UserFacingError as exc:
-            self.controller.report_error(str(exc))
-            return False
-        return self.controller.run_query(training.save_recipe_job(path, recipe, corpus))

@@ -23,6 +23,7 @@ class RunList(QListWidget):
     renamed = Signal(str, str)
     colour_changed = Signal(str, str)
     resume_requested = Signal(str)
+    inspect_requested = Signal(str, str)  # run folder, "best" | "latest"
     remove_requested = Signal(str)
     current_run_changed = Signal(str)
 
@@ -30,7 +31,8 @@ class RunList(QListWidget):
         super().__init__(parent)
         self.setIconSize(QSize(14, 14))
         self.setToolTip("Runs: tick to show on the curves, double-click to rename, "
-                        "right-click to resume, recolour or open the folder")
+                        "right-click to resume, inspect a checkpoint, recolour or open the "
+                        "folder")
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
         self.itemChanged.connect(self._on_item_changed)
@@ -103,6 +105,9 @@ class RunList(QListWidget):
         menu = QMenu(self)
         resume = menu.addAction("Resume training", lambda: self.resume_requested.emit(key))
         resume.setEnabled(key not in self._live)
+        for kind in ("best", "latest"):
+            menu.addAction(f"Inspect {kind} checkpoint",
+                           lambda k=kind: self.inspect_requested.emit(key, k))
         menu.addAction("Rename", lambda: self.editItem(item))
         menu.addAction("Colour…", lambda: self._choose_colour(item))
         menu.addAction("Open folder", lambda: QDesktopServices.openUrl(

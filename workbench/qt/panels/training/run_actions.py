@@ -1,0 +1,102 @@
+"""The Training panel's run list: past runs listed unread, read by a query when first shown
+(waiting for an inspector's query if one runs), hidden, renamed, recoloured, removed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QTimer, Slot
+
+from workbench.qt.panels.training.series import RunSeries
+
+
+class RunListActions:
+    """Mixed into TrainingPanel (it provides controller, series, run_list, curves, samples)."""
+
+    def _list_past_runs(self) -> None:
+        """Past runs appear unticked; their curves are read when first ticked."""
+        try:
+            folders = self.controller.backend.training.list_runs()
+        except (OSError, AttributeError):
+            return
+        for folder in folders[-50:]:
+            self._add_listed(str(folder), folder.name, visible=False)
+
+    def _add_listed(self, key: str, name: str, visible: bool, colour: str = "") -> RunSeries:
+        series = RunSeries(key, name, colour or self.run_list.next_colour(), visible=visible)
+        series.version = -1  # not read yet
+        self.series[key] = series
+        self.run_list.add_run(key, name, series.colour, visible=visible, resumable=True)
+        return series
+
+    def open_run(self, path: str) -> bool:
+        """Read a run folder (also one written headless) by a query and show its curves; while
+        an inspector's query runs, the read waits for it rather than failing."""
+        if self.controller.queries.busy:
+            if path not in self._waiting_reads:
+                self._waiting_reads.append(path)
+            return True
+        spec = self.controller.backend.training.read_run_job(path)
+        return self.controller.run_query(spec, on_result=self._show_record)
+
+    @Slot(bool)
+    def _on_queries_busy(self, busy: bool) -> None:
+        if not busy and self._waiting_reads:
+            QTimer.singleShot(0, lambda: self._waiting_reads and self.open_run(
+                self._waiting_reads.pop(0)))
+
+    def _show_record(self, record) -> None:
+        key = str(record.path)
+        series = self.series.get(key) or self._add_listed(key, record.name, True,
+                                                           record.settings.get("colour", ""))
+        if series.live:
+            return
+        fresh = RunSeries(key, record.name, record.settings.get("colour") or series.colour)
+        for event in record.events:
+            fresh.add(event)
+        fresh.samples = list(record.samples)
+        fresh.version += 1
+        self.series[key] = fresh
+        self.run_list.add_run(key, fresh.name, fresh.colour, resumable=record.has_checkpoint)
+        if record.skipped_lines:
+            self.controller.notice.emit(f"{record.skipped_lines} damaged lines of {key} were "
+                                        "skipped (a run stopped mid-write).")
+        self._refresh_runs()
+        self.samples.show_samples(fresh.samples)
+
+    def _refresh_runs(self) -> None:
+        self.curves.set_runs([s for s in self.series.values() if s.version >= 0])
+
+    def _on_visibility(self, key: str, visible: bool) -> None:
+        series = self.series.get(key)
+        if series is None:
+            return
+        series.visible = visible
+        if visible and series.version < 0:
+            self.open_run(key)
+            return
+        series.version += 1
+        self._refresh_runs()
+
+    def _on_renamed(self, key: str, name: str) -> None:
+        if key in self.series:
+            self.series[key].name = name
+        if Path(key).is_dir():
+            self.controller.backend.training.update_run(key, name=name)
+
+    def _on_colour(self, key: str, colour: str) -> None:
+        if key in self.series:
+            self.series[key].colour = colour
+            self.series[key].version += 1
+            self.curves.redraw()
+        if Path(key).is_dir():
+            self.controller.backend.training.update_run(key, colour=colour)
+
+    def _on_removed(self, key: str) -> None:
+        self.series.pop(key, None)
+        self._refresh_runs()
+
+    def _on_current_run(self, key: str) -> None:
+        series = self.series.get(key)
+        self.samples.show_samples(series.samples if series else [])
+
