@@ -101,8 +101,8 @@ class Trainer:
                                         self.seq_len, self.stateful, config.seed)
         self.val = validation_windows(np.asarray(tokens.val), config.batch_size, self.seq_len,
                                       config.eval_batches) if len(tokens.val) >= 3 else []
-        self.prompt = [int(t) for t in np.asarray(tokens.val if len(tokens.val) else
-                                                  tokens.train)[:32]]
+        self.prompt = _sample_prompt(self.tokenizer, np.asarray(
+            tokens.val if len(tokens.val) else tokens.train))
         self.optimizer = make_optimizer(self.model, config)
         self.guard = DivergenceGuard(config.spike_factor)
         self.step = 0
@@ -250,6 +250,15 @@ class Trainer:
         if val_loss < self.best_val:
             self.best_val = val_loss
             yield from self._emit(self._save("best", metrics))
+
+
+def _sample_prompt(tokenizer, ids: np.ndarray, length: int = 32) -> list[int]:
+    """The first `length` tokens of the held-out text after its first line break, so samples
+    start at the beginning of a line rather than mid-word."""
+    head = [int(t) for t in ids[:400]]
+    start = next((i + 1 for i, t in enumerate(head) if tokenizer.token(t).endswith("\n")), 0)
+    prompt = head[start: start + length]
+    return prompt if len(prompt) == length else head[:length]
 
 
 def _clone(state):
