@@ -125,6 +125,8 @@ def test_search_box_rings_the_word_and_neighbour_lists_export(window, vector_fil
     assert len(ringed) == 9  # queen and its eight neighbours (every other word here)
     index = panel.vectors.index["queen"]
     assert (ringed[0]["x"], ringed[0]["y"]) == pytest.approx(tuple(panel.map.coords[index]))
+    named = [label.textItem.toPlainText() for label in panel.map.found_labels]
+    assert named[0] == "queen" and "king" in named[1:]  # every ringed point says its word
     panel.map.search.setText("dragon")
     qtbot.keyClick(panel.map.search, Qt.Key.Key_Return)
     assert "'dragon' is not on the map" in panel.map.status.text()

@@ -56,6 +56,7 @@ class MapView(QWidget):
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.bands: list[pg.ScatterPlotItem] = []
         self.labels: list[pg.TextItem] = []
+        self.found_labels: list[pg.TextItem] = []
         self.hover = pg.TextItem(color="#000", anchor=(0, 1), fill=pg.mkBrush(255, 255, 220, 230))
         self.hover.setZValue(20)
         self.plot.addItem(self.hover, ignoreBounds=True)
@@ -114,18 +115,38 @@ class MapView(QWidget):
                                radius=2 if len(order) < 20_000 else 1)
         self.plot.addItem(cloud)
         self.bands.append(cloud)
-        for index in np.argsort(rank)[:LABELLED]:
+        for index in self._spaced_labels(np.argsort(rank)):
             label = pg.TextItem(self.vectors.words[index], color="#333", anchor=(0.5, 1.2))
             label.setPos(*self.coords[index])
             self.plot.addItem(label)
             self.labels.append(label)
-        self.found.setData([], [])
-        self.links.setData([], [])
+        self._clear_found()
         self.plot.setTitle(title)
         self.status.setText(f"{len(self.coords):,} words; colour: frequency rank (dark = "
                             "common, light = rare). Hover for a word; search to show its "
                             "neighbours.")
         self.plot.autoRange()
+
+    def _spaced_labels(self, by_frequency: np.ndarray) -> list[int]:
+        """The commonest words whose labels would not sit on one already chosen (the most
+        frequent words crowd one corner of most maps)."""
+        span = np.ptp(self.coords, axis=0)
+        span[span == 0] = 1.0
+        scaled = self.coords / span
+        chosen: list[int] = []
+        for index in by_frequency[:40 * LABELLED]:
+            if all(np.abs(scaled[index] - scaled[other]).max() > 0.05 for other in chosen):
+                chosen.append(int(index))
+                if len(chosen) == LABELLED:
+                    break
+        return chosen
+
+    def _clear_found(self) -> None:
+        for label in self.found_labels:
+            self.plot.removeItem(label)
+        self.found_labels = []
+        self.found.setData([], [])
+        self.links.setData([], [])
 
     def highlight(self, word: str, k: int = 8) -> bool:
         """Ring `word` and join it to its k nearest neighbours (in the full vector space)."""
@@ -140,6 +161,16 @@ class MapView(QWidget):
         segments = np.empty((2 * len(neighbours), 2), dtype=np.float32)
         segments[0::2], segments[1::2] = pairs, points[1:]
         self.links.setData(segments[:, 0], segments[:, 1])
+        for label in self.found_labels:
+            self.plot.removeItem(label)
+        self.found_labels = []
+        for order, i in enumerate([index, *neighbours]):  # the word in black, neighbours orange
+            label = pg.TextItem(self.vectors.words[i], color="#D55E00" if order else "#000",
+                                anchor=(-0.1, 0.5), fill=pg.mkBrush(255, 255, 255, 170))
+            label.setPos(*self.coords[i])
+            label.setZValue(15)
+            self.plot.addItem(label)
+            self.found_labels.append(label)
         self.status.setText(f"{word}: neighbours " + ", ".join(
             self.vectors.words[i] for i in neighbours))
         return True
