@@ -58,3 +58,21 @@ def test_cli_refuses_bad_input_with_a_message(tmp_path, capsys):
     (tmp_path / "tiny.txt").unlink()
     assert main([str(recipe), "--out", str(tmp_path / "other")]) == 1
     assert "tiny.txt does not exist" in capsys.readouterr().err
+
+
+def test_a_finished_run_resumes_only_with_more_steps(tmp_path, capsys):
+    from workbench.core.events import JobFailed, JobFinished
+    from workbench.core.jobs import JobControl, JobSpec, drive
+    from workbench.core.training.recipe_run import resume_steps
+
+    recipe = write_tiny_recipe(tmp_path, max_steps=10)
+    out = tmp_path / "run"
+    assert main([str(recipe), "--out", str(out)]) == 0
+    assert main(["--resume", str(out)]) == 1
+    assert "already trained 10 of its 10 steps" in capsys.readouterr().err
+    events = list(drive(JobSpec("resume", lambda c: resume_steps(out, c, extend_to=15)),
+                        JobControl()))
+    assert isinstance(events[-1], JobFinished), events[-1]
+    assert not any(isinstance(e, JobFailed) for e in events)
+    steps = [e.step for e in read_run(out).events if isinstance(e, StepLogged)]
+    assert steps == [5, 10, 15]

@@ -68,13 +68,16 @@ class TrainingBackend:
 
         return JobSpec(f"Training {recipe.name}", job)
 
-    def resume_job(self, run_dir: str | Path, max_steps: int | None = None) -> JobSpec:
-        """Continue a run from its latest checkpoint, appending to its curves."""
+    def resume_job(self, run_dir: str | Path, max_steps: int | None = None,
+                   extend_to: int | None = None) -> JobSpec:
+        """Continue a run from its latest checkpoint, appending to its curves (a finished run
+        goes on to `extend_to` steps)."""
 
         def job(control: JobControl) -> Iterator[Event]:
             from workbench.core.training.recipe_run import resume_steps
 
-            yield from resume_steps(run_dir, control, max_steps, hooks=self.hooks)
+            yield from resume_steps(run_dir, control, max_steps, hooks=self.hooks,
+                                    extend_to=extend_to)
 
         return JobSpec(f"Resuming {Path(run_dir).name}", job)
 

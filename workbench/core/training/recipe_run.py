@@ -53,8 +53,9 @@ def recipe_train_steps(recipe: Recipe, control: JobControl, run_dir: Path | None
 
 
 def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None = None,
-                 hooks=None) -> Iterator[Event]:
-    """Continue a run from its latest checkpoint (optionally to a new step count)."""
+                 hooks=None, extend_to: int | None = None) -> Iterator[Event]:
+    """Continue a run from its latest checkpoint: to `max_steps` if given, else to its own
+    step count, or, when it already got there, to `extend_to` (the GUI's Steps box)."""
     from workbench.core.corpus.tokenizers import tokenizer_from_dict
     from workbench.core.training.checkpoints import load_checkpoint
 
@@ -65,12 +66,14 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
                               "runs started by this app or its CLI can.")
     recipe = load_recipe(recipe_path)
     saved = load_checkpoint(run_dir / "checkpoints" / "latest.json")
+    if not max_steps and extend_to and saved.step >= recipe.training.max_steps:
+        max_steps = extend_to
     if max_steps:
         recipe.training = dataclasses.replace(recipe.training, max_steps=max_steps)
     if saved.step >= recipe.training.max_steps:
         raise UserFacingError(f"The run already trained {saved.step} of its "
-                              f"{recipe.training.max_steps} steps. Give it more steps to "
-                              "resume it.")
+                              f"{recipe.training.max_steps} steps. Set Steps above {saved.step} "
+                              "(or pass --max-steps) to train it further.")
     tokenizer = tokenizer_from_dict(saved.meta["tokenizer"])
     tokens = yield from tokens_steps(recipe, control, tokenizer)
     request = TrainRequest(tokens, recipe.model, recipe.training, run_dir=run_dir,

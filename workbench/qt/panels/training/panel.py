@@ -156,7 +156,9 @@ class TrainingPanel(RunListActions, RecipeActions, Panel):
         return self._start(spec, f"pending-{next(self._counter)}", name)
 
     def resume_run(self, key: str) -> bool:
-        spec = self.controller.backend.training.resume_job(key)
+        config = self.controls.form.config()
+        extend_to = config.max_steps if config is not None else None
+        spec = self.controller.backend.training.resume_job(key, extend_to=extend_to)
         series = self.series.get(key)
         return self._start(spec, key, series.name if series else Path(key).name)
 
