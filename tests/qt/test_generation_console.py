@@ -59,18 +59,21 @@ def test_hover_shows_probability_entropy_rank_and_alternatives(qtbot, panel):
     generate(qtbot, panel)
     from PySide6.QtCore import QUrl
 
-    panel._on_hover(QUrl("1"))
+    panel.output.highlighted.emit(QUrl("1"))  # what the view sends when the mouse is on a token
     info = panel.info.text()
     assert "' king'" in info and "p = 0.250" in info and "rank 2" in info and "'x' 0.100" in info
 
 
 def test_click_resamples_from_that_token_with_the_next_seed(qtbot, panel):
+    from PySide6.QtCore import QUrl
+
     panel.controller.set_snapshot(snapshot())
     panel.prompt.setPlainText("ROMEO:")
     generate(qtbot, panel)
+    assert panel.output.toHtml().count("<a href=") == 5  # one link per token
     with qtbot.waitSignal(panel.controller.queries.busy_changed,
                           check_params_cb=lambda busy: not busy, timeout=5000):
-        assert panel.resample_from(2)
+        panel.output.anchorClicked.emit(QUrl("2"))
     prompt, config, _ = panel.controller.backend.inspection.generations[-1]
     assert prompt == "ROMEO:the king" and config.seed == 1
     assert panel.history_list.count() == 2

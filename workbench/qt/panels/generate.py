@@ -10,11 +10,10 @@ generation goes into the history.
 from __future__ import annotations
 
 import dataclasses
-import html
 from typing import Any, ClassVar
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Slot
-from PySide6.QtGui import QTextCursor
+from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -27,7 +26,6 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSpinBox,
     QSplitter,
-    QTextBrowser,
     QToolTip,
     QVBoxLayout,
 )
@@ -37,18 +35,11 @@ from workbench.core.events import TokenGenerated
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, row
 from workbench.qt.widgets.config_form import ConfigForm
+from workbench.qt.widgets.token_stream import TokenStreamView, describe
 
 SAMPLING = ("sample", "top-k", "top-p")
 USES = {"temperature": SAMPLING, "seed": SAMPLING, "top_k": ("top-k",), "top_p": ("top-p",),
         "beam_width": ("beam",), "length_penalty": ("beam",)}
-
-
-def describe(token: TokenGenerated) -> str:
-    alternatives = ", ".join(f"{html.escape(repr(t), quote=False)} {p:.3f}"
-                             for t, p in token.alternatives)
-    return (f"<b>{html.escape(repr(token.text), quote=False)}</b> p = {token.probability:.3f}, "
-            f"entropy {token.entropy:.2f} nats, rank {token.rank + 1}<br>"
-            f"top: {alternatives}")
 
 
 class GeneratePanel(Panel):
@@ -92,10 +83,9 @@ class GeneratePanel(Panel):
         self.stop_button = QPushButton("Stop")
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
-        self.output = QTextBrowser()
-        self.output.setOpenLinks(False)
-        self.output.highlighted.connect(self._on_hover)
-        self.output.anchorClicked.connect(self._on_click)
+        self.output = TokenStreamView()
+        self.output.hovered.connect(self.show_token)
+        self.output.clicked.connect(self.resample_from)
         self.info = QLabel("Hover a token for its probability and alternatives; click it to "
                            "re-sample from there. Orange: how unlikely each token was.")
         self.info.setWordWrap(True)
@@ -261,30 +251,14 @@ class GeneratePanel(Panel):
         return "".join(t.text for t in self.tokens)
 
     def _redraw(self) -> None:
-        if not self._dirty:
-            return
-        self._dirty = False
-        parts = [f'<span style="color:#777777">{_escape(self.prompt_used)}</span>']
-        for i, token in enumerate(self.tokens):
-            # the less likely the token was, the stronger its orange background
-            alpha = int(200 * (1.0 - token.probability))
-            parts.append(f'<a href="{i}" style="color:#000000; text-decoration:none; '
-                         f'background-color:rgba(230,159,0,{alpha})">'
-                         f'{_escape(token.text) or "⏎"}</a>')
-        self.output.setHtml("<div style='font-family: monospace; font-size: 12pt'>"
-                            + "".join(parts) + "</div>")
-        self.output.moveCursor(QTextCursor.MoveOperation.End)
+        if self._dirty:
+            self._dirty = False
+            self.output.show_stream(self.prompt_used, self.tokens)
 
-    def _on_hover(self, url: QUrl) -> None:
-        if not url.toString():
-            return
-        index = int(url.toString())
+    def show_token(self, index: int) -> None:
         if 0 <= index < len(self.tokens):
             self.info.setText(describe(self.tokens[index]))
-            QToolTip.showText(self.output.cursor().pos(), self.info.text(), self.output)
-
-    def _on_click(self, url: QUrl) -> None:
-        self.resample_from(int(url.toString()))
+            QToolTip.showText(QCursor.pos(), self.info.text(), self.output)
 
     def resample_from(self, index: int) -> bool:
         """Keep the text before token `index`, and generate again from there with the next
@@ -303,11 +277,5 @@ class GeneratePanel(Panel):
         if self._generating or not 0 <= row_index < len(self.history):
             return
         prompt, text, _config = self.history[row_index]
-        self.output.setHtml(f'<div style="font-family: monospace; font-size: 12pt">'
-                            f'<span style="color:#777777">{_escape(prompt)}</span>'
-                            f'{_escape(text)}</div>')
-
-
-def _escape(text: str) -> str:
-    return html.escape(text).replace("\n", "<br>")
+        self.output.show_text(prompt, text)
 
