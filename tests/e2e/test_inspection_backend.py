@@ -148,3 +148,19 @@ def test_checkpoints_open_as_snapshots_from_a_file_or_a_run_folder(tmp_path):
     (tmp_path / "run" / "checkpoints" / "latest.safetensors").write_bytes(b"cut short")
     failed = list(drive(backend.load_checkpoint_job(json_path), JobControl()))[-1]
     assert type(failed).__name__ == "JobFailed" and "Use another checkpoint" in failed.message
+
+
+def test_clamping_a_head_changes_the_transformer_and_generation_runs_with_it():
+    backend = InspectionBackend()
+    snap = snapshot(TransformerConfig(d_model=16, num_heads=2, num_layers=1, d_ff=32,
+                                      context_length=32, dropout=0.0))
+    model = backend.model_for(snap)
+    tokens = torch.tensor(TOKENIZER.encode("to be or not"))
+    free = model.trace(tokens)
+    clamped = model.trace(tokens, clamp={"layer": 0, "head": 1, "value": 0.0})
+    assert not np.allclose(free.logits, clamped.logits)
+    config = GenerationConfig(strategy="greedy", max_tokens=12)
+    plain, _ = result(backend.generation_job(snap, "to be", config))
+    with_clamp, _ = result(backend.generation_job(snap, "to be", config,
+                                                  clamp={"layer": 0, "head": 1, "value": 0.0}))
+    assert len(plain.token_ids) == len(with_clamp.token_ids) == 12
