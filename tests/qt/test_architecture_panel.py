@@ -14,7 +14,7 @@ from workbench.core.jobs import JobSpec
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.panels.architecture import ArchitecturePanel
 
-WAIT_MS = 20_000  # the first summary imports torch
+WAIT_MS = 60_000  # the first summary imports torch (slow on a loaded machine)
 
 
 @pytest.fixture
@@ -23,6 +23,7 @@ def panel(qtbot):
     widget = ArchitecturePanel(controller)
     qtbot.addWidget(widget)
     widget.resize(1200, 800)
+    widget.show()
     yield widget
     controller.shutdown()
 
@@ -141,3 +142,16 @@ def test_a_model_chosen_elsewhere_shows_in_the_form(qtbot, panel):
     summary = wait_for_summary(qtbot, panel, arch="transformer", num_layers=3)
     assert [b.title for b in panel.diagram.boxes][2:4] == ["+ Positions P", "Block ×3"]
     assert summary.rows[1].name == "sinusoid" and summary.rows[1].params == 0
+
+
+def test_a_hidden_panel_does_not_load_torch_until_shown(qtbot):
+    controller = WorkbenchController(Backend())
+    widget = ArchitecturePanel(controller)
+    qtbot.addWidget(widget)
+    widget.form.editors["num_layers"].setValue(2)
+    qtbot.wait(300)
+    assert widget.summary is None and not controller.queries.busy  # start-up stays light
+    assert controller.model_config.num_layers == 2  # the session still gets the config
+    widget.show()
+    wait_for_summary(qtbot, widget, num_layers=2)
+    controller.shutdown()

@@ -35,6 +35,7 @@ from workbench.qt.widgets.config_form import ConfigForm
 
 DEFAULT_VOCAB = 5000  # seed 002's vocabulary, until a corpus is tokenized
 DEBOUNCE_MS = 150
+FIRST_DESCRIPTION_MS = 500  # after the window's first paint
 SUMMARY_BATCH, SUMMARY_SEQ = 32, 128  # the training form's defaults (B, T)
 BIDIRECTIONAL_NOTE = (
     "A language model predicts x<sub>t+1</sub> from x<sub>1</sub>…x<sub>t</sub>. A backward "
@@ -55,8 +56,12 @@ class ArchitecturePanel(Panel):
         self.summary: ModelSummary | None = None
         self._asked: Any = None  # the config of the summary query in flight
         self._pending = False
+        self._in_flight = False  # our summary query is running
         self._timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._timer.timeout.connect(self.describe)
+        # torch loads with the first description: not before the panel is on screen and the
+        # window has painted (start-up stays light; a hidden tab never loads it)
+        self._shown = False
 
         self.picker = QComboBox(objectName="architecture-picker")
         self.forms: dict[str, ConfigForm] = {}
@@ -172,7 +177,8 @@ class ArchitecturePanel(Panel):
             return
         if valid != self.controller.model_config:
             self.controller.set_model_config(valid)
-        self._timer.start()
+        if self._shown:
+            self._timer.start()
 
     @Slot(object)
     def _on_session_config(self, config: Any) -> None:
@@ -185,7 +191,7 @@ class ArchitecturePanel(Panel):
             form.set_config(dataclasses.replace(config, vocab_size=0))
         if self.picker.currentData() != config.arch:
             self.picker.setCurrentIndex(self.picker.findData(config.arch))
-        else:
+        elif self._shown:
             self._timer.start()
 
     @Slot(object)
@@ -198,17 +204,25 @@ class ArchitecturePanel(Panel):
                                      f"{tokens.tokenizer.kind} tokens from the corpus.")
         self._on_form_changed(self.form.config())
 
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if not self._shown:
+            self._shown = True
+            QTimer.singleShot(FIRST_DESCRIPTION_MS, self.describe)
+
     # --- the summary ------------------------------------------------------------------------------
 
     def describe(self) -> None:
         config = self.config()
         if config is None:
             return
+        config = dataclasses.replace(config, vocab_size=config.vocab_size or DEFAULT_VOCAB)
         if self.controller.queries.busy:
-            self._pending = True  # an inspector's probe or our last query: retry when free
+            # an inspector's probe or our last query: retry when free, unless the query in
+            # flight is already describing this very config
+            self._pending = not (self._in_flight and config == self._asked)
             return
         self._pending = False
-        config = dataclasses.replace(config, vocab_size=config.vocab_size or DEFAULT_VOCAB)
         seq = min(SUMMARY_SEQ, getattr(config, "context_length", SUMMARY_SEQ))
         try:
             spec = self.controller.backend.models.describe_job(config, SUMMARY_BATCH, seq)
@@ -218,7 +232,8 @@ class ArchitecturePanel(Panel):
         self._asked = config
         if self.summary is None:
             self.stats.setText("Describing… (the first description loads torch)")
-        self.controller.run_query(spec, on_result=self._on_summary, on_error=self._on_failed)
+        self._in_flight = self.controller.run_query(spec, on_result=self._on_summary,
+                                                    on_error=self._on_failed)
 
     @Slot(bool)
     def _on_queries_busy(self, busy: bool) -> None:
@@ -226,9 +241,11 @@ class ArchitecturePanel(Panel):
             QTimer.singleShot(0, self.describe)
 
     def _on_failed(self, outcome: Any) -> None:
+        self._in_flight = False
         self.stats.setText(f"Could not describe the model: {getattr(outcome, 'message', '')}")
 
     def _on_summary(self, summary: ModelSummary) -> None:
+        self._in_flight = False
         self.summary = summary
         self.stats.setText(_stats_html(summary))
         self._fill_table(summary)
