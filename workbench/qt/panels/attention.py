@@ -68,7 +68,7 @@ class AttentionPanel(Panel):
         self.lines.invertY(True)
         self.history_plot = pg.PlotWidget(background="w")
         self.history_plot.setLabel("bottom", "training step")
-        self.history_plot.addLegend(offset=(5, 5))
+        self.history_plot.addLegend(offset=(-5, 5))  # top right: curves start top left
         self.positional = Heatmap("", "dimension", "position", name="positional_encoding",
                                   on_error=controller.report_error)
         self.card = QLabel(card_html("attention"))
