@@ -58,6 +58,13 @@ def test_map_draws_every_word_highlights_and_exports(window, vector_file, tmp_pa
     assert panel.map.highlight("king", k=3)
     assert len(panel.map.found.data) == 4  # king and its three neighbours ringed
     assert "queen" in panel.map.status.text()
+    from PySide6.QtCore import QPointF
+
+    box, scene = panel.map.plot.plotItem.vb, panel.map.plot.scene()
+    assert not panel.map.hover.isVisible()  # no empty label box before any hover
+    apple = panel.map.coords[WORDS.index("apple")]
+    scene.sigMouseMoved.emit(box.mapViewToScene(QPointF(*apple)))
+    assert panel.map.hover.isVisible() and panel.map.hover.textItem.toPlainText() == "apple"
     csv = tmp_path / "map.csv"
     from workbench.qt.widgets.plot_export import export_csv
 

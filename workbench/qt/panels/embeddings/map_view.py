@@ -59,6 +59,7 @@ class MapView(QWidget):
         self.found_labels: list[pg.TextItem] = []
         self.hover = pg.TextItem(color="#000", anchor=(0, 1), fill=pg.mkBrush(255, 255, 220, 230))
         self.hover.setZValue(20)
+        self.hover.setVisible(False)  # an empty label would still paint its filled box
         self.plot.addItem(self.hover, ignoreBounds=True)
         self.found = pg.ScatterPlotItem(size=14, pen=pg.mkPen("#D55E00", width=2),
                                         brush=pg.mkBrush(None))
@@ -185,8 +186,9 @@ class MapView(QWidget):
         if np.isfinite(distance):
             self.hover.setText(self.vectors.words[index])
             self.hover.setPos(*self.coords[index])
+            self.hover.setVisible(True)
         else:
-            self.hover.setText("")
+            self.hover.setVisible(False)
 
     def table(self):
         if self.coords is None:
