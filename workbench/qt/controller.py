@@ -44,6 +44,7 @@ class WorkbenchController(QObject):
         self.model_config: Any = None
         self.snapshot: Any = None
         self.last_error = ""
+        self._closed = False  # after shutdown no new work starts (late timers of closed panels)
         self._pending: dict[str, tuple[ResultCallback | None, ResultCallback | None]] = {}
         self._outcome: dict[str, Event | None] = {}
         for runner in (self.jobs, self.queries):
@@ -95,6 +96,8 @@ class WorkbenchController(QObject):
         return self._start(self.queries, spec, on_result, on_error)
 
     def _start(self, runner, spec, on_result, on_error) -> bool:
+        if self._closed:
+            return False
         if runner.busy:
             self.report_error(
                 f"'{runner.title}' is still running. Wait for it to finish or cancel it first."
@@ -134,5 +137,9 @@ class WorkbenchController(QObject):
             on_error(outcome)
 
     def shutdown(self) -> None:
+        """Stop both runners and wait for their threads. Results still on their way are
+        dropped: the panels that asked for them are being closed."""
+        self._closed = True
+        self._pending.clear()
         for runner in (self.jobs, self.queries):
             runner.shutdown()
