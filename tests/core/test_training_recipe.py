@@ -89,3 +89,12 @@ def test_presets_load_and_find_the_shipped_corpus():
         assert recipe.tokenizer.kind == "char"
         archs.add(recipe.model.arch)
     assert archs == {"lstm", "gru", "rnn", "transformer"}
+
+
+def test_run_labels_read_well(tmp_path):
+    folder = tmp_path / "20261122-233239-char-lstm"
+    folder.mkdir()
+    assert runs.run_label(folder) == "char-lstm 11-22 23:32"
+    runs.write_settings(folder, name="my best")
+    assert runs.run_label(folder) == "my best"
+    assert runs.run_label(tmp_path) == tmp_path.name

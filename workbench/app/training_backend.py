@@ -124,8 +124,9 @@ class TrainingBackend:
     def runs_root(self) -> Path:
         return runs.runs_root()
 
-    def list_runs(self) -> list[Path]:
-        return runs.list_runs()
+    def list_runs(self) -> list[tuple[Path, str]]:
+        """Run folders in the runs directory, oldest first, with the name to show."""
+        return [(path, runs.run_label(path)) for path in runs.list_runs()]
 
     def update_run(self, path: str | Path, **settings) -> None:
         """Keep a run's display name or colour (run.json in its folder)."""

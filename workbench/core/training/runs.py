@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -167,6 +168,19 @@ def write_settings(path: Path, **changes: Any) -> None:
     """Merge display settings (name, colour) into run.json."""
     settings = {**read_settings(Path(path)), **changes}
     (Path(path) / "run.json").write_text(json.dumps(settings, indent=1), encoding="utf-8")
+
+
+def run_label(path: Path) -> str:
+    """The name a run list shows: the one the user gave it, else its recipe name and start
+    time read from the folder name (`20261122-233239-char-lstm` -> `char-lstm 11-22 23:32`)."""
+    name = read_settings(path).get("name")
+    if name:
+        return str(name)
+    match = re.fullmatch(r"(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})\d{2}-(.+)", path.name)
+    if match is None:
+        return path.name
+    _, month, day, hour, minute, label = match.groups()
+    return f"{label} {month}-{day} {hour}:{minute}"
 
 
 def list_runs(root: Path | None = None) -> list[Path]:

@@ -89,6 +89,10 @@ class CurvesView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(controls)
+        self.hint = QLabel("Press Train to start a run, or tick a past run in the list to see "
+                           "its curves.")
+        self.hint.setStyleSheet("color: #666; padding: 2px;")
+        layout.addWidget(self.hint)
         layout.addWidget(self.graphics, 1)
         legend = QLabel("solid: training (smoothed) · faint: raw · dots: validation · "
                         "<span style='color:#d62728'>red dashes: divergence rollback</span>")
@@ -122,6 +126,7 @@ class CurvesView(QWidget):
 
     def redraw(self) -> None:
         """Push changed runs' data into their curves; remove curves of runs no longer listed."""
+        self.hint.setVisible(not any(run.visible and run.train.size for run in self.runs))
         keys = {run.key for run in self.runs}
         for key in [k for k in self._items if k not in keys]:
             self._remove(key)

@@ -19,8 +19,8 @@ class RunListActions:
             folders = self.controller.backend.training.list_runs()
         except (OSError, AttributeError):
             return
-        for folder in folders[-50:]:
-            self._add_listed(str(folder), folder.name, visible=False)
+        for folder, label in folders[-50:]:
+            self._add_listed(str(folder), label, visible=False)
 
     def _add_listed(self, key: str, name: str, visible: bool, colour: str = "") -> RunSeries:
         series = RunSeries(key, name, colour or self.run_list.next_colour(), visible=visible)
