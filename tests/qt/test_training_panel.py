@@ -105,6 +105,7 @@ def test_recorded_run_draws_curves_sample_and_snapshot(qtbot, panel, tmp_path):
     assert [d.step for d in series.divergences] == [70]
     assert snapshots and snapshots[0].step == 50
     assert "To be, or not to be" in panel.samples.toPlainText()
+    assert "Step 70: loss is nan. Rolled back to step 60" in panel.samples.toPlainText()
     assert panel.run_list.item_for(key).text() == "recorded"
     assert runs.read_settings(tmp_path / "run-a")["colour"] == series.colour
     loss_curve = panel.curves._items[key][("loss", "smooth")]

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 from workbench.core.config.models import LstmConfig
 from workbench.core.events import (
     TERMINAL_EVENTS,
+    DivergenceHandled,
     Event,
     JobStarted,
     RunStarted,
@@ -208,8 +209,16 @@ class TrainingPanel(RunListActions, RecipeActions, Panel):
             self._end_live()
         else:
             self.series[self.live_key].add(event)
-            if isinstance(event, SampleGenerated) and self.run_list.current_key() == self.live_key:
+            shown = self.run_list.current_key() == self.live_key
+            if isinstance(event, SampleGenerated) and shown:
                 self.samples.add(event)
+            elif isinstance(event, DivergenceHandled):
+                text = (f"Step {event.step}: {event.reason}. Rolled back to step "
+                        f"{event.resumed_at}; learning rate now {event.new_lr:.3g} "
+                        f"(try {event.attempt} of 3).")
+                self.controller.notice.emit(text)
+                if shown:
+                    self.samples.appendPlainText(f"── {text} ──")
 
     def _adopt_folder(self, event: RunStarted) -> None:
         """Key the live run by its folder (a resumed run keeps its curve up to its checkpoint)."""
