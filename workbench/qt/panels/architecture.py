@@ -166,6 +166,7 @@ class ArchitecturePanel(Panel):
         for i in range(self.stack.count()):  # the stack takes the height of the shown form only
             policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
             self.stack.widget(i).setSizePolicy(policy, policy)
+        self.stack.setFixedHeight(self.form.sizeHint().height())  # no gap under a short form
         self._on_form_changed(self.form.config())
 
     def _on_form_changed(self, config: Any) -> None:

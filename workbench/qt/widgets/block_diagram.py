@@ -67,7 +67,7 @@ class BlockDiagram(QWidget):
         self.boxes: list[DiagramBox] = []
         self.message = "No model described yet."
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.setMinimumHeight(_BOX_H + 2 * _MARGIN + 20)
+        self.setMinimumHeight(_BOX_H + 2 * _MARGIN)
 
     def set_summary(self, summary: ModelSummary | None, message: str = "") -> None:
         self.boxes = diagram_boxes(summary) if summary is not None else []
@@ -89,7 +89,7 @@ class BlockDiagram(QWidget):
     def heightForWidth(self, width: int) -> int:
         columns = max(1, (width - 2 * _MARGIN + _GAP) // (_BOX_W + _GAP))
         lines = max(1, -(-len(self.boxes) // columns))
-        return lines * (_BOX_H + 24) + 2 * _MARGIN
+        return lines * _BOX_H + (lines - 1) * 24 + 2 * _MARGIN
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.setFixedHeight(self.heightForWidth(self.width()))
