@@ -120,7 +120,12 @@ def _load_gensim(path: Path) -> WordVectors:
     except Exception as exc:  # noqa: BLE001 - any unpickling failure means the same to a user
         raise UserFacingError(f"{path.name} is not a gensim KeyedVectors file "
                               f"({type(exc).__name__}). Nothing was loaded.") from None
-    return WordVectors(list(wv.index_to_key), wv.vectors.copy(), source=path.name)
+    wv = getattr(wv, "wv", wv)  # a whole saved Word2Vec/FastText model holds its vectors
+    counts = getattr(wv, "expandos", {}).get("count")
+    counts = np.asarray(counts, dtype=np.int64).copy() if counts is not None else None
+    if counts is not None and not counts.any():  # gensim fills 0 when it never counted
+        counts = None
+    return WordVectors(list(wv.index_to_key), wv.vectors.copy(), counts, source=path.name)
 
 
 def save_vectors(vectors: WordVectors, path: str | Path, fmt: str) -> list[Path]:
