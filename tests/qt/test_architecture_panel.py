@@ -155,3 +155,17 @@ def test_a_hidden_panel_does_not_load_torch_until_shown(qtbot):
     widget.show()
     wait_for_summary(qtbot, widget, num_layers=2)
     controller.shutdown()
+
+
+def test_opening_advanced_settings_does_not_squeeze_the_form(qtbot, panel):
+    panel.resize(1000, 700)
+    panel.show()
+    pick(panel, "gru")
+    panel.form.advanced.setChecked(True)
+    panel.form.editors["bidirectional"].setChecked(True)  # the note below grows too
+
+    def roomy():
+        for name, editor in panel.form.editors.items():
+            assert editor.isVisible(), name
+            assert editor.height() >= editor.minimumSizeHint().height(), name
+    qtbot.waitUntil(roomy, timeout=2000)

@@ -70,6 +70,7 @@ class ArchitecturePanel(Panel):
             self.picker.addItem(config_type.title, arch)
             form = ConfigForm(config_type)
             form.changed.connect(self._on_form_changed)
+            form.advanced.toggled.connect(self._fit_stack)
             self.forms[arch] = form
             self.stack.addWidget(form)
         self.picker.currentIndexChanged.connect(self._on_pick)
@@ -169,7 +170,14 @@ class ArchitecturePanel(Panel):
         self.stack.setFixedHeight(self.form.sizeHint().height())  # no gap under a short form
         self._on_form_changed(self.form.config())
 
+    def _fit_stack(self, *_: Any) -> None:
+        # the stack does not follow a form that grows (Advanced opened): size it to the form
+        form = self.form
+        form.layout().activate()
+        self.stack.setFixedHeight(form.sizeHint().height())
+
     def _on_form_changed(self, config: Any) -> None:
+        self._fit_stack()  # a problem message under the form makes it taller
         self.bidirectional_note.setVisible(bool(getattr(config, "bidirectional", False)))
         valid = self.config()
         if valid is None:
