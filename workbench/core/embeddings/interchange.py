@@ -65,6 +65,9 @@ def _load_text(path: Path, header: bool) -> WordVectors:
                 except ValueError:
                     bad = next(p for p in parts[1:] if not _is_number(p))
                     raise _fail(path, f"line {number}", f"'{bad}' is not a number") from None
+                if not np.isfinite(rows[-1]).all():  # float() reads 'nan' and 'inf'
+                    bad = parts[1 + int(np.argmin(np.isfinite(rows[-1])))]
+                    raise _fail(path, f"line {number}", f"'{bad}' is not a finite number")
                 words.append(parts[0])
         except UnicodeDecodeError as exc:
             raise UserFacingError(f"{path.name} is not UTF-8 text ({exc.reason}). Is it a "
