@@ -30,7 +30,8 @@ class EmbeddingInit:
 
 
 def _lookup_key(token: str, lowercase: bool) -> str:
-    token = token[1:] if token.startswith("Ġ") else token
+    # BpeTokenizer.token() shows the bytes (" king"); raw byte-level vocabularies write "Ġking"
+    token = token[1:] if token.startswith("Ġ") else token.lstrip(" ")
     return token.lower() if lowercase else token
 
 
