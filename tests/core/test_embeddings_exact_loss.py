@@ -55,7 +55,9 @@ def test_several_workers_report_the_one_worker_loss(settings):
 def test_loss_is_per_epoch_with_workers_and_the_vectors_still_train():
     sentences = _sentences()
     losses = _epoch_losses(sentences, workers=2, epochs=3)
-    assert losses[2] < losses[0] < 1.2 * losses[1]  # falls, and never a running total
+    # falls (epoch 1 to 2 by about 17% here), never a running total (which would grow), and
+    # never the racy halving (which would drop epoch 2 to about half of epoch 1)
+    assert losses[2] < losses[0] < 1.5 * losses[1]
 
 
 def test_the_job_with_two_workers_plots_the_one_worker_loss():
