@@ -169,3 +169,9 @@ def test_opening_advanced_settings_does_not_squeeze_the_form(qtbot, panel):
             assert editor.isVisible(), name
             assert editor.height() >= editor.minimumSizeHint().height(), name
     qtbot.waitUntil(roomy, timeout=2000)
+
+
+def test_a_fresh_session_starts_with_an_lstm(panel):
+    assert panel.picker.currentData() == "lstm"
+    assert panel.controller.model_config.arch == "lstm"
+    assert panel.stack.currentWidget() is panel.forms["lstm"]

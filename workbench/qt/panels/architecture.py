@@ -33,6 +33,7 @@ from workbench.qt.widgets.architecture_cards import architecture_card
 from workbench.qt.widgets.block_diagram import BlockDiagram
 from workbench.qt.widgets.config_form import ConfigForm
 
+DEFAULT_ARCH = "lstm"
 DEFAULT_VOCAB = 5000  # seed 002's vocabulary, until a corpus is tokenized
 DEBOUNCE_MS = 150
 FIRST_DESCRIPTION_MS = 500  # after the window's first paint
@@ -136,12 +137,17 @@ class ArchitecturePanel(Panel):
         layout.addWidget(left_box)
         layout.addWidget(right_box, 1)
 
+        given = controller.model_config
+        if given is None:  # an LSTM to start with: the usual first model of characters
+            self.picker.blockSignals(True)
+            self.picker.setCurrentIndex(max(self.picker.findData(DEFAULT_ARCH), 0))
+            self.picker.blockSignals(False)
         controller.tokens_changed.connect(self._on_tokens)
         controller.model_config_changed.connect(self._on_session_config)
         controller.queries.busy_changed.connect(self._on_queries_busy)
         self._on_tokens(controller.tokens)
-        if controller.model_config is not None:
-            self._on_session_config(controller.model_config)
+        if given is not None:
+            self._on_session_config(given)
         else:
             self._on_pick(self.picker.currentIndex())
 
