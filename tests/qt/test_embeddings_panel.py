@@ -172,3 +172,19 @@ def test_coverage_against_a_word_tokenizer_is_handed_to_training(window, vector_
     window.controller.set_tokens(TokenizedCorpus(tokenizer, ids, ids, ids[:0], ids[:0]))
     assert window.controller.embedding_init is None  # rows for an old vocabulary are dropped
     assert "Check coverage again" in panel.bridge_report.toPlainText()
+
+
+def test_semantic_axes_place_words_by_their_cosine_with_each_direction(window, vector_file):
+    panel = window.panels["embeddings"]
+    panel.import_vectors(str(vector_file), "word2vec-text")
+    settle(window, 30)
+    panel.map.method.setCurrentText("Semantic axes")
+    for edit, word in zip(panel.map.axes_edits, ["man", "woman", "sword", "apple"], strict=True):
+        edit.setText(word)
+    panel.map.compute.click()
+    expected = panel.vectors.project_on_axes(("man", "woman"), ("sword", "apple"))
+    np.testing.assert_allclose(panel.map.coords, expected, rtol=1e-6)
+    assert "woman − man" in panel.map.plot.getAxis("bottom").labelText
+    panel.map.axes_edits[3].setText("dragon")
+    panel.map.compute.click()
+    assert "'dragon' is not in the vocabulary" in panel.map.status.text()

@@ -95,12 +95,16 @@ class MapView(QWidget):
                 self.status.setText(str(exc))
                 return
             self.show_coords(coords, f"x: {words[0]} → {words[1]},  y: {words[2]} → {words[3]}")
+            self.plot.setLabel("bottom", f"cosine with {words[1]} − {words[0]}")
+            self.plot.setLabel("left", f"cosine with {words[3]} − {words[2]}")
         else:
             self.compute_requested.emit(method)
 
     def show_coords(self, coords: np.ndarray, title: str) -> None:
         """Draw the map: one scatter item per frequency band, labels for the commonest words."""
         self.coords = np.asarray(coords, dtype=np.float32)
+        for side in ("bottom", "left"):  # only semantic axes have meaningful units
+            self.plot.setLabel(side, "")
         self.tree = cKDTree(self.coords)
         for item in self.bands + self.labels:
             self.plot.removeItem(item)
