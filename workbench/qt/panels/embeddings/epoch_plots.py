@@ -8,10 +8,12 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from workbench.qt.widgets.plot_export import PlotExportBar
 
 LOSS_NOTE = (
-    "Loss: gensim's training loss summed over one epoch's (centre, context) pairs. It is "
-    "reported per epoch (gensim restarts its running total at each epoch here), so it is not "
-    "cumulative. fastText reports no loss. gensim reports nothing inside an epoch, so progress "
-    "and cancel act between epochs."
+    "Loss: the training loss summed over one epoch's (centre c, context o) pairs: with negative "
+    "sampling −log σ(u_oᵀv_c) − Σₖ log σ(−u_{w_k}ᵀv_c) per pair, k noise words w_k (the "
+    "standard SGNS loss), with hierarchical softmax −log of o's path probability in the tree. "
+    "Each epoch starts from zero (not gensim's cumulative total) and "
+    "sums every worker's jobs. fastText reports no loss. gensim reports nothing inside an "
+    "epoch, so progress and cancel act between epochs."
 )
 
 
