@@ -188,3 +188,21 @@ def test_semantic_axes_place_words_by_their_cosine_with_each_direction(window, v
     panel.map.axes_edits[3].setText("dragon")
     panel.map.compute.click()
     assert "'dragon' is not in the vocabulary" in panel.map.status.text()
+
+
+def test_fasttext_epochs_plot_no_loss_but_say_so(qtbot):
+    from workbench.qt.panels.embeddings.epoch_plots import EpochPlots
+
+    plots = EpochPlots()
+    qtbot.addWidget(plots)
+    for epoch in (1, 2):
+        plots.add_epoch(epoch, {"analogy_accuracy": 0.1 * epoch, "wordsim353": 0.2,
+                                "simlex999": 0.1})
+    assert "not reported by fastText" in plots.loss_plot.titleLabel.text
+    assert len(plots.loss_curve.getData()[0] or []) == 0
+    assert not plots.loss_plot.getAxis("left").isVisible()
+    assert list(plots.curves["analogy_accuracy"].getData()[1]) == pytest.approx([0.1, 0.2])
+    plots.clear()
+    plots.add_epoch(1, {"loss": 5.0})
+    assert plots.loss_plot.getAxis("left").isVisible()
+    assert list(plots.loss_curve.getData()[1]) == [5.0]

@@ -59,6 +59,7 @@ class EpochPlots(QWidget):
     def clear(self) -> None:
         self.rows: list[dict[str, float]] = []
         self.loss_curve.setData([], [])
+        self.loss_plot.showAxis("left")
         for curve in self.curves.values():
             curve.setData([], [])
         self.coverage.setText("")
@@ -71,6 +72,7 @@ class EpochPlots(QWidget):
             self.loss_plot.setTitle("Loss per epoch (summed over the epoch's pairs)")
         else:
             self.loss_plot.setTitle("Loss: not reported by fastText")
+            self.loss_plot.hideAxis("left")  # an empty 0-1 scale would read as a loss of zero
         if len(epochs) <= 20:  # whole epochs only: 1.5 is not an epoch
             ticks = [[(e, str(int(e))) for e in epochs]]
         else:
