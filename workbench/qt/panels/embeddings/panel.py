@@ -67,23 +67,25 @@ class EmbeddingsPanel(Panel):
         export_button.clicked.connect(self._export_dialog)
         self.status = QLabel("Load a corpus, then train vectors (or import some).")
         self.status.setWordWrap(True)
+        # The settings belong to training only, so they sit in the Train tab: the explorer and
+        # the map get the panel's whole width (it is often half a window).
         side = QWidget()
         side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 4, 0)
         side_layout.addWidget(self.form)
         side_layout.addWidget(self.train_button)
-        for combo, button in ((self.import_format, import_button),
-                              (self.export_format, export_button)):
-            row = QHBoxLayout()
-            row.addWidget(combo, 1)
-            row.addWidget(button)
-            side_layout.addLayout(row)
-        side_layout.addWidget(self.status)
         side_layout.addStretch(1)
         side_scroll = QScrollArea()
         side_scroll.setWidgetResizable(True)
         side_scroll.setWidget(side)
+        side_scroll.setMinimumWidth(side.sizeHint().width() + 20)
 
         self.plots = EpochPlots()
+        self.training_tab = QSplitter()
+        self.training_tab.addWidget(side_scroll)
+        self.training_tab.addWidget(self.plots)
+        self.training_tab.setStretchFactor(1, 1)
+        self.training_tab.setChildrenCollapsible(False)
         self.explorer = Explorer(controller.backend.embeddings if controller.backend else None)
         explorer_scroll = QScrollArea()
         explorer_scroll.setWidgetResizable(True)
@@ -91,16 +93,19 @@ class EmbeddingsPanel(Panel):
         self.map = MapView()
         self.map.compute_requested.connect(self.draw_map)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.plots, "Training")
+        self.tabs.addTab(self.training_tab, "Train")
         self.tabs.addTab(explorer_scroll, "Explore")
         self.tabs.addTab(self.map, "Map")
         self.tabs.addTab(self._bridge_tab(), "Use in a model")
-        splitter = QSplitter()
-        splitter.addWidget(side_scroll)
-        splitter.addWidget(self.tabs)
-        splitter.setStretchFactor(1, 3)
+        files = QHBoxLayout()
+        for combo, button in ((self.import_format, import_button),
+                              (self.export_format, export_button)):
+            files.addWidget(combo, 1)
+            files.addWidget(button)
         layout = QVBoxLayout(self)
-        layout.addWidget(splitter)
+        layout.addLayout(files)
+        layout.addWidget(self.status)
+        layout.addWidget(self.tabs, 1)
         controller.job_event.connect(self._on_job_event)
         controller.tokens_changed.connect(self._on_tokens_changed)
         for bar in (self.plots.export_bar, self.map.export_bar):
@@ -144,7 +149,7 @@ class EmbeddingsPanel(Panel):
             self._training = True
             self.plots.clear()
             self.train_button.setEnabled(False)
-            self.tabs.setCurrentWidget(self.plots)
+            self.tabs.setCurrentWidget(self.training_tab)
             self.status.setText(f"Training on {corpus.name}… (progress per epoch)")
         return started
 
