@@ -60,6 +60,7 @@ def test_map_draws_every_word_highlights_and_exports(window, vector_file, tmp_pa
     assert "queen" in panel.map.status.text()
     from PySide6.QtCore import QPointF
 
+    panel.map.plot.autoRange()  # the search zoomed in on king; hover needs apple in view
     box, scene = panel.map.plot.plotItem.vb, panel.map.plot.scene()
     assert not panel.map.hover.isVisible()  # no empty label box before any hover
     apple = panel.map.coords[WORDS.index("apple")]
@@ -132,6 +133,9 @@ def test_search_box_rings_the_word_and_neighbour_lists_export(window, vector_fil
     assert len(ringed) == 9  # queen and its eight neighbours (every other word here)
     index = panel.vectors.index["queen"]
     assert (ringed[0]["x"], ringed[0]["y"]) == pytest.approx(tuple(panel.map.coords[index]))
+    (x0, x1), (y0, y1) = panel.map.plot.plotItem.vb.viewRange()
+    assert all(x0 <= x <= x1 and y0 <= y <= y1 for x, y in zip(ringed["x"], ringed["y"],
+                                                                strict=True))  # in view
     named = [label.textItem.toPlainText() for label in panel.map.found_labels]
     assert named[0] == "queen" and "king" in named[1:]  # every ringed point says its word
     panel.map.search.setText("dragon")

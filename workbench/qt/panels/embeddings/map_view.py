@@ -178,7 +178,19 @@ class MapView(QWidget):
             self.found_labels.append(label)
         self.status.setText(f"{word}: neighbours " + ", ".join(
             self.vectors.words[i] for i in neighbours))
+        self._zoom_to(points)
         return True
+
+    def _zoom_to(self, points: np.ndarray) -> None:
+        """Frame the found word and its neighbours, at least a fifth of the map wide, so the
+        search shows where they are and leaves some of the surroundings in view."""
+        points = points.astype(np.float64)
+        low, high = points.min(axis=0), points.max(axis=0)
+        centre, half = (low + high) / 2, (high - low) / 2 * 1.3
+        half = np.maximum(half, np.ptp(self.coords.astype(np.float64), axis=0) / 10)
+        self.plot.setRange(xRange=(float(centre[0] - half[0]), float(centre[0] + half[0])),
+                           yRange=(float(centre[1] - half[1]), float(centre[1] + half[1])),
+                           padding=0)
 
     def _on_mouse(self, position) -> None:
         if self.tree is None or not self.plot.sceneBoundingRect().contains(position):
