@@ -71,6 +71,19 @@ def test_map_draws_every_word_highlights_and_exports(window, vector_file, tmp_pa
 
     export_csv(csv, *panel.map.table())
     assert csv.read_text().splitlines()[0] == "word,x,y,count"
+    from PySide6.QtGui import QImage
+
+    from workbench.qt.widgets.plot_export import export_png, export_svg
+
+    image = QImage(str(export_png(panel.map.plot, tmp_path / "map.png", width=600)))
+    coloured = 0  # axes, grid and labels are grey; points and rings are in colour
+    for x in range(image.width()):
+        for y in range(0, image.height(), 2):
+            pixel = image.pixelColor(x, y)
+            rgb = (pixel.red(), pixel.green(), pixel.blue())
+            coloured += max(rgb) - min(rgb) > 60
+    assert coloured > 30
+    assert "<svg" in export_svg(panel.map.plot, tmp_path / "map.svg").read_text()
     written = panel.export_vectors(str(tmp_path / "out.bin"), "word2vec-binary")
     assert written and (tmp_path / "out.bin").stat().st_size > 0
 
