@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from workbench.core.config.training import TrainingConfig
-from workbench.core.events import Event, JobFinished
+from workbench.core.events import Event, JobFinished, Notice
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
 from workbench.core.training import runs
 from workbench.core.training.recipe import (
@@ -42,16 +42,25 @@ class TrainingBackend:
                       corpus_resource=is_resource)
 
     def train_job(self, corpus, tokens, model_config, training: TrainingConfig,
-                  name: str = "") -> JobSpec:
-        """Train on the session's tokenized corpus into a new run folder."""
+                  name: str = "", embedding_init=None) -> JobSpec:
+        """Train on the session's tokenized corpus into a new run folder.
+
+        `embedding_init`: (matrix, freeze) from the Embeddings panel, copied into the new
+        model's input embedding before the optimizer is made."""
         recipe = self.recipe_of(corpus, tokens, model_config, training, name)
 
         def job(control: JobControl) -> Iterator[Event]:
             from workbench.core.training.trainer import TrainRequest, train_steps
 
             recipe.corpus_sha256 = corpus_hash(corpus.text)
+            hooks = self.hooks
+            if embedding_init is not None:
+                hooks = _with_embedding_init(hooks, *embedding_init)
+                state = "frozen" if embedding_init[1] else "fine-tuned"
+                yield Notice(f"The input embedding starts from the chosen word vectors "
+                             f"({state}).", "info")
             request = TrainRequest(tokens, model_config, training, run_name=recipe.name,
-                                   recipe_toml=recipe_to_toml(recipe), hooks=self.hooks)
+                                   recipe_toml=recipe_to_toml(recipe), hooks=hooks)
             yield from train_steps(request)
 
         return JobSpec(f"Training {recipe.name}", job)
@@ -131,3 +140,18 @@ class TrainingBackend:
     def update_run(self, path: str | Path, **settings) -> None:
         """Keep a run's display name or colour (run.json in its folder)."""
         runs.write_settings(Path(path), **settings)
+
+
+def _with_embedding_init(hooks, matrix, freeze: bool):
+    """Model hooks whose builder copies word vectors into the input embedding."""
+    from workbench.core.embeddings.model_init import apply_embedding_init
+    from workbench.core.training.evaluation import ModelHooks
+
+    base = hooks or ModelHooks.default()
+
+    def build(config):
+        model = base.build(config)
+        apply_embedding_init(model, matrix, freeze)
+        return model
+
+    return ModelHooks(build, base.snapshot)

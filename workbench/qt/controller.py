@@ -43,6 +43,7 @@ class WorkbenchController(QObject):
         self.tokens: Any = None
         self.model_config: Any = None
         self.snapshot: Any = None
+        self.embedding_init: Any = None  # (matrix, freeze) for the next model, or None
         self.last_error = ""
         self._closed = False  # after shutdown no new work starts (late timers of closed panels)
         self._pending: dict[str, tuple[ResultCallback | None, ResultCallback | None]] = {}

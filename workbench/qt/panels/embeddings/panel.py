@@ -241,7 +241,7 @@ class EmbeddingsPanel(Panel):
         self.bridge_report.setPlainText(
             f"Coverage: {len(init.found)} of {len(init.found) + len(init.missing)} tokens "
             f"({init.coverage:.1%}) have a vector of size {init.matrix.shape[1]}.\n"
-            f"These rows are kept for the next model trained "
+            f"The next model started with Train in the Training panel begins from these rows "
             f"({'frozen' if init.freeze else 'fine-tuned'}); its embedding size must be "
             f"{init.matrix.shape[1]}. Tokens without a vector start random (the special tokens "
             f"at zero).\n\n"

@@ -149,7 +149,8 @@ class TrainingPanel(RunListActions, RecipeActions, Panel):
             else:
                 model = self.model_config()
                 spec = training.train_job(self.controller.corpus, self.controller.tokens,
-                                          model, config)
+                                          model, config, embedding_init=getattr(
+                                              self.controller, "embedding_init", None))
                 name = spec.title.removeprefix("Training ")
         except UserFacingError as exc:
             self.controller.report_error(str(exc))
