@@ -56,8 +56,9 @@ class RecordedTraining(TrainingBackend):
         self.run_dir, self.delay = run_dir, delay
         self.started = 0
 
-    def train_job(self, corpus, tokens, model_config, training, name=""):
+    def train_job(self, corpus, tokens, model_config, training, name="", embedding_init=None):
         self.started += 1
+        self.embedding_init = embedding_init
 
         def job(control):
             for event in recorded_run(str(self.run_dir)):
@@ -209,3 +210,10 @@ def test_inspecting_a_run_without_checkpoint_says_so(qtbot, panel, tmp_path):
                           check_params_cb=lambda busy: not busy):
         assert panel.inspect_checkpoint(str(tmp_path / "run-a"), "best")
     assert "run-a has no best checkpoint yet" in panel.controller.last_error
+
+
+def test_word_vectors_chosen_in_the_session_go_to_the_next_run(qtbot, panel):
+    chosen = (np.zeros((4, 2), dtype=np.float32), True)
+    panel.controller.embedding_init = chosen
+    train_recorded(qtbot, panel)
+    assert panel.controller.backend.training.embedding_init is chosen
