@@ -230,7 +230,7 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._sized:
             self._sized = True
-            QTimer.singleShot(0, self._apply_default_sizes)
+            QTimer.singleShot(0, self, self._apply_default_sizes)
 
     @Slot()
     def reset_layout(self) -> None:

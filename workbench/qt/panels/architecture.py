@@ -223,7 +223,7 @@ class ArchitecturePanel(Panel):
         super().showEvent(event)
         if not self._shown:
             self._shown = True
-            QTimer.singleShot(FIRST_DESCRIPTION_MS, self.describe)
+            QTimer.singleShot(FIRST_DESCRIPTION_MS, self, self.describe)
 
     # --- the summary ------------------------------------------------------------------------------
 
@@ -253,7 +253,7 @@ class ArchitecturePanel(Panel):
     @Slot(bool)
     def _on_queries_busy(self, busy: bool) -> None:
         if not busy and self._pending:
-            QTimer.singleShot(0, self.describe)
+            QTimer.singleShot(0, self, self.describe)
 
     def _on_failed(self, outcome: Any) -> None:
         self._in_flight = False

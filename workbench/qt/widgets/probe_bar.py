@@ -169,7 +169,7 @@ class ProbeBar(QWidget):
     @Slot(bool)
     def _on_queries_busy(self, busy: bool) -> None:
         if not busy and self._pending:
-            QTimer.singleShot(0, self.refresh)
+            QTimer.singleShot(0, self, self.refresh)
 
     def _show_source(self) -> None:
         if self.snapshot is None:

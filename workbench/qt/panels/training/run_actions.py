@@ -42,7 +42,7 @@ class RunListActions:
     @Slot(bool)
     def _on_queries_busy(self, busy: bool) -> None:
         if not busy and self._waiting_reads:
-            QTimer.singleShot(0, lambda: self._waiting_reads and self.open_run(
+            QTimer.singleShot(0, self, lambda: self._waiting_reads and self.open_run(
                 self._waiting_reads.pop(0)))
 
     def _show_record(self, record) -> None:
