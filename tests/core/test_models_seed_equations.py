@@ -125,7 +125,7 @@ def test_transformer_block_matches_scaled_dot_product_multi_head_attention(place
     def p(t):
         return t.detach().double().numpy()
 
-    x = p(model.embedding(tokens)) + p(model.sinusoid[:T])  # E[tokens] + P
+    x = np.sqrt(8) * p(model.embedding(tokens)) + p(model.sinusoid[:T])  # √d E[tokens] + P
     np.testing.assert_allclose(trace.extras["positional"], p(model.sinusoid[:T]), atol=1e-6)
     Wqkv, bqkv = p(block.qkv.weight), p(block.qkv.bias)
     n1 = (p(block.norm1.weight), p(block.norm1.bias), block.norm1.eps)

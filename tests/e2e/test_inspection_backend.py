@@ -153,7 +153,7 @@ def test_checkpoints_open_as_snapshots_from_a_file_or_a_run_folder(tmp_path):
 def test_clamping_a_head_changes_the_transformer_and_generation_runs_with_it():
     backend = InspectionBackend()
     snap = snapshot(TransformerConfig(d_model=16, num_heads=2, num_layers=1, d_ff=32,
-                                      context_length=32, dropout=0.0))
+                                      context_length=32, dropout=0.0, tie_weights=True))
     model = backend.model_for(snap)
     tokens = torch.tensor(TOKENIZER.encode("to be or not"))
     free = model.trace(tokens)

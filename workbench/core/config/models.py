@@ -121,8 +121,10 @@ class TransformerConfig:
     norm_placement: str = param("post", "LayerNorm", "post-LN as the seeds write it "
                                 "(x + Sublayer(x), then norm) or pre-LN (norm inside the "
                                 "residual branch).", choices=("post", "pre"))
-    tie_weights: bool = param(True, "Tie weights", "Share the token embedding with the output "
-                              "projection (E = V).")
+    tie_weights: bool = param(False, "Tie weights", "Share the token embedding with the output "
+                              "projection (E = V). Off by default: with post-LN and sinusoidal "
+                              "positions a tied character model sat at the unigram loss for "
+                              "its first 150+ steps in our runs; untied it learns at once.")
 
     def problems(self) -> list[str]:
         problems = range_problems(self)

@@ -10,6 +10,8 @@ run `transformer_steps`, the same weights written out as the seeds' equations.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 from torch import nn
@@ -95,6 +97,12 @@ class TransformerLM(SequenceModel):
         if config.tie_weights:
             self.head.weight = self.embedding.weight
         self.apply(self._init_weights)
+        # The sinusoid has amplitude 1 in every dimension; token embeddings of std 0.02 would
+        # drown in it (training then sits at the unigram loss). As in Vaswani et al. 3.4
+        # [NOT IN SEEDS]: embeddings start with std d^-1/2 and are multiplied by √d.
+        self.embed_scale = 1.0 if self.learned_positions else math.sqrt(d)
+        if not self.learned_positions:
+            nn.init.normal_(self.embedding.weight, mean=0.0, std=d**-0.5)
 
     @staticmethod
     def _init_weights(module: nn.Module) -> None:
@@ -115,7 +123,8 @@ class TransformerLM(SequenceModel):
         return self.sinusoid[:steps]
 
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
-        return self.embedding(tokens) + self.positional(tokens.shape[1])  # (B, T, D)
+        """x_0 = √d · E[tokens] + P (sinusoidal) or E[tokens] + P (learned): (B, T, D)."""
+        return self.embedding(tokens) * self.embed_scale + self.positional(tokens.shape[1])
 
     def forward(self, tokens: torch.Tensor, state: State = None) -> tuple[torch.Tensor, State]:
         x = self.drop(self.embed(tokens))
