@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup lint bench screenshots clean
+.PHONY: run test setup lint installers clean
 
 run: $(STAMP)
 	$(BIN)/workbench
@@ -15,7 +15,7 @@ test: $(STAMP)
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml setup.py constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is needed (set PYTHON=/path/to/python3.11)"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
@@ -26,8 +26,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check workbench tests benchmarks
 	$(BIN)/lint-imports
 
-bench: $(STAMP)
-	$(BIN)/python -m benchmarks.run_all
+installers:
+	bash packaging/build_linux.sh
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
