@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
-    QFileDialog,
     QLabel,
     QListWidget,
     QPlainTextEdit,
@@ -34,6 +33,7 @@ from workbench.core.config.generation import GenerationConfig
 from workbench.core.events import TokenGenerated
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, row
+from workbench.qt.widgets.checkpoint_open import ask_checkpoint_path, open_checkpoint
 from workbench.qt.widgets.config_form import ConfigForm
 from workbench.qt.widgets.token_stream import TokenStreamView, describe
 
@@ -145,18 +145,12 @@ class GeneratePanel(Panel):
         self.generate_button.setEnabled(self.snapshot is not None and not self._generating)
 
     def ask_checkpoint(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Open checkpoint", "", "Checkpoints (*.safetensors *.json);;All files (*)")
+        path = ask_checkpoint_path(self)
         if path:
             self.open_checkpoint(path)
 
     def open_checkpoint(self, path: str) -> bool:
-        try:
-            spec = self.controller.backend.inspection.load_checkpoint_job(path)
-        except Exception as exc:  # noqa: BLE001 - a bad path is reported, never raised
-            self.controller.report_error(str(exc))
-            return False
-        return self.controller.run_query(spec, on_result=self.use_snapshot)
+        return open_checkpoint(self.controller, path, self.use_snapshot)
 
     def use_snapshot(self, snapshot: Any) -> None:
         self.snapshot, self.loaded = snapshot, True

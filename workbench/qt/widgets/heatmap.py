@@ -16,7 +16,6 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import (
-    QFileDialog,
     QGraphicsRectItem,
     QHBoxLayout,
     QPushButton,
@@ -24,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.qt.widgets.plot_export import export_csv, export_png, export_svg
+from workbench.qt.widgets.plot_export import ask_export, export_csv, export_png, export_svg
 
 MAX_LABELS = 48  # more tick labels than this would overlap; show every n-th instead
 
@@ -154,18 +153,4 @@ class Heatmap(QWidget):
         return export_csv(path, header, columns)
 
     def ask_and_export(self, kind: str) -> None:
-        suffix = kind.lower()
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind}", f"{self.name}.{suffix}",
-                                              f"{kind} files (*.{suffix})")
-        if not path:
-            return
-        if not path.lower().endswith(f".{suffix}"):
-            path += f".{suffix}"
-        try:
-            self.export_to(kind, path)
-        except (OSError, ValueError) as exc:
-            message = f"Could not export {Path(path).name}: {exc}. Choose another folder."
-            if self.on_error is not None:
-                self.on_error(message)
-            else:
-                raise
+        ask_export(self, kind, self.name, "", self.export_to, self.on_error)

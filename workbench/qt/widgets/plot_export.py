@@ -126,20 +126,30 @@ class PlotExportBar(QWidget):
         return export_csv(path, header, columns)
 
     def ask_and_export(self, kind: str) -> None:
-        suffix = kind.lower()
-        start = str(Path(self.last_dir) / f"{self.name}.{suffix}")
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind}", start,
-                                              f"{kind} files (*.{suffix})")
-        if not path:
-            return
-        if not path.lower().endswith(f".{suffix}"):
-            path += f".{suffix}"
-        self.last_dir = str(Path(path).parent)
-        try:
-            self.export_to(kind, path)
-        except (OSError, ValueError) as exc:
-            message = f"Could not export {Path(path).name}: {exc}. Choose another folder."
-            if self.on_error is not None:
-                self.on_error(message)
-            else:
-                raise
+        path = ask_export(self, kind, self.name, self.last_dir, self.export_to, self.on_error)
+        if path is not None:
+            self.last_dir = str(Path(path).parent)
+
+
+def ask_export(parent: QWidget, kind: str, name: str, folder: str,
+               export: Callable[[str, str], object],
+               on_error: Callable[[str], None] | None) -> str | None:
+    """Ask where to save a `kind` export (PNG, SVG, CSV, NPY), write it, report a failure.
+    Returns the path written, or None when the user cancelled or it failed."""
+    suffix = kind.lower()
+    start = str(Path(folder) / f"{name}.{suffix}")
+    path, _ = QFileDialog.getSaveFileName(parent, f"Export {kind}", start,
+                                          f"{kind} files (*.{suffix})")
+    if not path:
+        return None
+    if not path.lower().endswith(f".{suffix}"):
+        path += f".{suffix}"
+    try:
+        export(kind, path)
+    except (OSError, ValueError) as exc:
+        message = f"Could not export {Path(path).name}: {exc}. Choose another folder."
+        if on_error is None:
+            raise
+        on_error(message)
+        return None
+    return path

@@ -17,7 +17,6 @@ from typing import Any
 from PySide6.QtCore import QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.jobs import JobSpec
+from workbench.qt.widgets.checkpoint_open import ask_checkpoint_path, open_checkpoint
 
 DEFAULT_PROBE = "To be, or not to be, that is the question:"
 # Snapshots can come every fraction of a second; refreshing on each would take CPU from the
@@ -114,18 +114,12 @@ class ProbeBar(QWidget):
         self.refresh(user=True)
 
     def ask_checkpoint(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Open checkpoint", "", "Checkpoints (*.safetensors *.json);;All files (*)")
+        path = ask_checkpoint_path(self)
         if path:
             self.open_checkpoint(path)
 
     def open_checkpoint(self, path: str) -> bool:
-        try:
-            spec = self.controller.backend.inspection.load_checkpoint_job(path)
-        except Exception as exc:  # noqa: BLE001 - a bad path is reported, never raised
-            self.controller.report_error(str(exc))
-            return False
-        return self.controller.run_query(spec, on_result=self.set_snapshot)
+        return open_checkpoint(self.controller, path, self.set_snapshot)
 
     # --- probing ------------------------------------------------------------------------------
 
