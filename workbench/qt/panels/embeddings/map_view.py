@@ -53,7 +53,6 @@ class MapView(QWidget):
         self.status = QLabel("Train or import vectors, then draw a map.")
         self.status.setWordWrap(True)
         self.plot = pg.PlotWidget(background="w")
-        self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.bands: list[pg.ScatterPlotItem] = []
         self.labels: list[pg.TextItem] = []
         self.found_labels: list[pg.TextItem] = []
