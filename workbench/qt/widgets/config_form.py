@@ -71,9 +71,11 @@ class ConfigForm(QWidget):
     changed = Signal(object)  # the config object after each edit (None if a box is invalid)
 
     def __init__(self, config_type: type, config: Any = None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, show_problems: bool = True) -> None:
+        """show_problems=False: the owner shows `problems()` in its own words."""
         super().__init__(parent)
         self.config_type = config_type
+        self.show_problems = show_problems
         self._base = config if config is not None else config_type()
         self.editors: dict[str, QWidget] = {}
         layout = QVBoxLayout(self)
@@ -180,4 +182,4 @@ class ConfigForm(QWidget):
     def _show_problems(self, config: Any) -> None:
         problems = self.problems() if config is not None else ["A number box is not a number."]
         self.problems_label.setText(" ".join(problems))
-        self.problems_label.setVisible(bool(problems))
+        self.problems_label.setVisible(bool(problems) and self.show_problems)

@@ -211,6 +211,9 @@ class CorpusPanel(Panel):
         backend = getattr(self.controller.backend, "corpus", None)
         if self.corpus is None or not hasattr(backend, "tokenize_job"):
             return False
+        if config is None or config.problems():
+            self.tokenizer_view.result.setText("Not tokenized: fix the tokenizer settings.")
+            return False
         self.tokenizer_view.result.setText(f"Tokenizing ({config.kind})…")
         return self.controller.run_job(backend.tokenize_job(self.corpus, config),
                                        on_result=self.controller.set_tokens,

@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QCheckBox,
-    QComboBox,
-    QDoubleSpinBox,
-    QFormLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QPushButton,
-    QSpinBox,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from workbench.core.config.fields import form_fields
 from workbench.core.config.tokenizer import TokenizerConfig
+from workbench.qt.widgets.config_form import ConfigForm
 
 # Which fields matter for which tokenizer; the others are greyed out.
 ONLY_FOR = {"lowercase": {"word"}, "max_word_vocab": {"word"}, "word_pattern": {"word"},
@@ -37,44 +29,14 @@ def visible_token(token: str) -> str:
     return token.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥")
 
 
-def _editor(field: dataclasses.Field):
-    meta, default = field.metadata, field.default
-    if meta["choices"]:
-        box = QComboBox()
-        box.addItems([str(c) for c in meta["choices"]])
-        return box
-    if isinstance(default, bool):
-        return QCheckBox()
-    if isinstance(default, int):
-        box = QSpinBox()
-        box.setRange(int(meta["min"] or 0), int(meta["max"] or 1_000_000_000))
-        box.setSingleStep(int(meta["step"] or 1))
-        box.setGroupSeparatorShown(True)
-        return box
-    if isinstance(default, float):
-        box = QDoubleSpinBox()
-        box.setRange(meta["min"] or 0.0, meta["max"] or 1.0)
-        box.setSingleStep(meta["step"] or 0.01)
-        box.setDecimals(3)
-        return box
-    return QLineEdit()
-
-
 class TokenizerView(QWidget):
     tokenize_requested = Signal(object)  # TokenizerConfig
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.editors: dict[str, QWidget] = {}
-        form = QFormLayout()
-        for field in form_fields(TokenizerConfig):
-            editor = _editor(field)
-            editor.setToolTip(field.metadata["tooltip"])
-            editor.setObjectName(f"tokenizer-{field.name}")
-            label = QLabel(field.metadata["label"] + ":")
-            label.setToolTip(field.metadata["tooltip"])
-            form.addRow(label, editor)
-            self.editors[field.name] = editor
+        # the generated form every panel shares; problems go in the split note below
+        self.form = ConfigForm(TokenizerConfig, show_problems=False)
+        self.editors = self.form.editors
         self.split_note = QLabel()
         self.split_note.setWordWrap(True)
         self.button = QPushButton("Tokenize")
@@ -96,50 +58,34 @@ class TokenizerView(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)  # token and count share
         self.vocabulary.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
+        layout.addWidget(self.form)
         layout.addWidget(self.split_note)
         layout.addWidget(self.button)
         layout.addWidget(self.result)
         layout.addWidget(self.sample)
         layout.addWidget(self.vocabulary, 1)
-        self.set_config(TokenizerConfig())
-        for editor in self.editors.values():
-            signal = getattr(editor, "currentIndexChanged", None) or getattr(
-                editor, "valueChanged", None) or getattr(editor, "toggled", None) or \
-                editor.textChanged
-            signal.connect(self._update_hints)
+        self.form.changed.connect(self._update_hints)
         self._update_hints()
 
     def set_config(self, config: TokenizerConfig) -> None:
-        for name, editor in self.editors.items():
-            value = getattr(config, name)
-            if isinstance(editor, QComboBox):
-                editor.setCurrentText(str(value))
-            elif isinstance(editor, QCheckBox):
-                editor.setChecked(bool(value))
-            elif isinstance(editor, (QSpinBox, QDoubleSpinBox)):
-                editor.setValue(value)
-            else:
-                editor.setText(str(value))
+        self.form.set_config(config)
+        self._update_hints()
 
-    def config(self) -> TokenizerConfig:
-        values = {}
-        for name, editor in self.editors.items():
-            if isinstance(editor, QComboBox):
-                values[name] = editor.currentText()
-            elif isinstance(editor, QCheckBox):
-                values[name] = editor.isChecked()
-            elif isinstance(editor, (QSpinBox, QDoubleSpinBox)):
-                values[name] = editor.value()
-            else:
-                values[name] = editor.text()
-        return TokenizerConfig(**values)
+    def config(self) -> TokenizerConfig | None:
+        """The settings shown, or None while a number box holds no number."""
+        return self.form.config()
 
     def request(self) -> None:
-        self.tokenize_requested.emit(self.config())
+        config = self.config()
+        if config is not None and not config.problems():
+            self.tokenize_requested.emit(config)
 
     def _update_hints(self, *_args) -> None:
         config = self.config()
+        if config is None:
+            self.split_note.setText("<b style='color:#b00'>A number box is not a number.</b>")
+            self.button.setEnabled(False)
+            return
         for name, kinds in ONLY_FOR.items():
             self.editors[name].setEnabled(config.kind in kinds)
         problems = config.problems()
