@@ -11,8 +11,11 @@ methods, so no code outside this package branches on an architecture's name.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -78,8 +81,26 @@ def as_probe(tokens: torch.Tensor) -> torch.Tensor:
     return tokens
 
 
+def to_numpy(tensor: torch.Tensor) -> np.ndarray:
+    """A float32 CPU copy for a Trace (the Qt room only ever sees numpy)."""
+    return tensor.detach().float().cpu().numpy()
+
+
 def token_labels(tokens: torch.Tensor, token_text: list[str] | None) -> list[str]:
     ids = tokens.reshape(-1).tolist()
     if token_text is not None and len(token_text) == len(ids):
         return list(token_text)
     return [str(i) for i in ids]
+
+
+@contextmanager
+def eval_mode(model: nn.Module, grad: bool = False) -> Iterator[None]:
+    """Run a probe in eval mode (no dropout), without gradients unless asked, and put the
+    model back in the mode it was in, even if the probe fails."""
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.set_grad_enabled(grad):
+            yield
+    finally:
+        model.train(was_training)

@@ -14,7 +14,15 @@ import torch
 from torch import nn
 
 from workbench.core.models import recurrent_steps
-from workbench.core.models.base import Clamp, SequenceModel, State, as_probe, token_labels
+from workbench.core.models.base import (
+    Clamp,
+    SequenceModel,
+    State,
+    as_probe,
+    eval_mode,
+    to_numpy,
+    token_labels,
+)
 from workbench.core.models.registry import register_builder
 from workbench.core.trace import LayerTrace, Trace
 
@@ -76,20 +84,15 @@ class RecurrentLM(SequenceModel):
         token_text: list[str] | None = None,
     ) -> Trace:
         tokens = as_probe(tokens).to(self.embedding.weight.device)
-        was_training = self.training
-        self.eval()
-        try:
-            with torch.no_grad():
-                embedded = self.embedding(tokens)  # (1, T, E)
-                run = recurrent_steps.run(self, embedded, state, clamp, record=True)
-                logits = self.head(run.output)  # (1, T, V)
-        finally:
-            self.train(was_training)
+        with eval_mode(self):
+            embedded = self.embedding(tokens)  # (1, T, E)
+            run = recurrent_steps.run(self, embedded, state, clamp, record=True)
+            logits = self.head(run.output)  # (1, T, V)
         layers = [
             LayerTrace(
                 name=name,
                 kind=self.kind,
-                values={k: _numpy(torch.stack(v, dim=1)[0]) for k, v in record.items()},
+                values={k: to_numpy(torch.stack(v, dim=1)[0]) for k, v in record.items()},
                 convention=recurrent_steps.CONVENTIONS[self.kind],
             )
             for name, record in run.records.items()
@@ -97,9 +100,9 @@ class RecurrentLM(SequenceModel):
         return Trace(
             tokens=tokens[0].cpu().numpy(),
             token_text=token_labels(tokens, token_text),
-            logits=_numpy(logits[0]),
+            logits=to_numpy(logits[0]),
             layers=layers,
-            embeddings=_numpy(embedded[0]),
+            embeddings=to_numpy(embedded[0]),
         )
 
     def hidden_gradients(
@@ -114,29 +117,20 @@ class RecurrentLM(SequenceModel):
         """
         tokens = as_probe(tokens).to(self.embedding.weight.device)
         targets = as_probe(targets).to(tokens.device)
-        was_training = self.training
-        self.eval()
-        try:
-            with torch.enable_grad():
-                run = recurrent_steps.run(self, self.embedding(tokens), None, None, record=True,
-                                          keep_graph=True)
-                logits = self.head(run.output)
-                loss = nn.functional.cross_entropy(logits[:, -1], targets[:, -1])
-                hs = {name: rec["h"] for name, rec in run.records.items()}
-                flat = [h for steps in hs.values() for h in steps]
-                grads = torch.autograd.grad(loss, flat, allow_unused=True)
-        finally:
-            self.train(was_training)
+        with eval_mode(self, grad=True):
+            run = recurrent_steps.run(self, self.embedding(tokens), None, None, record=True,
+                                      keep_graph=True)
+            logits = self.head(run.output)
+            loss = nn.functional.cross_entropy(logits[:, -1], targets[:, -1])
+            hs = {name: rec["h"] for name, rec in run.records.items()}
+            flat = [h for steps in hs.values() for h in steps]
+            grads = torch.autograd.grad(loss, flat, allow_unused=True)
         norms, i = {}, 0
         for name, steps in hs.items():
             chunk = grads[i:i + len(steps)]
             i += len(steps)
             norms[name] = np.array([0.0 if g is None else float(g.norm()) for g in chunk])
         return norms
-
-
-def _numpy(tensor: torch.Tensor) -> np.ndarray:
-    return tensor.detach().float().cpu().numpy()
 
 
 for _arch in _FUSED:

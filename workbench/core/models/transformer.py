@@ -12,13 +12,20 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import torch
 from torch import nn
 from torch.nn import functional as F
 
 from workbench.core.models import transformer_steps
-from workbench.core.models.base import Clamp, SequenceModel, State, as_probe, token_labels
+from workbench.core.models.base import (
+    Clamp,
+    SequenceModel,
+    State,
+    as_probe,
+    eval_mode,
+    to_numpy,
+    token_labels,
+)
 from workbench.core.models.registry import register_builder
 from workbench.core.trace import LayerTrace, Trace
 
@@ -146,18 +153,13 @@ class TransformerLM(SequenceModel):
         token_text: list[str] | None = None,
     ) -> Trace:
         tokens = as_probe(tokens).to(self.embedding.weight.device)
-        was_training = self.training
-        self.eval()
-        try:
-            with torch.no_grad():
-                x0 = self.embed(tokens)
-                x, records = transformer_steps.run(self, x0, clamp, record=True)
-                logits = self.head(self.final_norm(x))
-        finally:
-            self.train(was_training)
+        with eval_mode(self):
+            x0 = self.embed(tokens)
+            x, records = transformer_steps.run(self, x0, clamp, record=True)
+            logits = self.head(self.final_norm(x))
         layers = [
             LayerTrace(name=f"layer {i}", kind="attention",
-                       values={k: _numpy(v[0]) for k, v in rec.items()},
+                       values={k: to_numpy(v[0]) for k, v in rec.items()},
                        convention=f"scaled dot-product, 1/√d_k with d_k = "
                                   f"{self.config.d_model // self.config.num_heads}; "
                                   f"{self.config.norm_placement}-LN")
@@ -166,13 +168,10 @@ class TransformerLM(SequenceModel):
         return Trace(
             tokens=tokens[0].cpu().numpy(),
             token_text=token_labels(tokens, token_text),
-            logits=_numpy(logits[0]),
+            logits=to_numpy(logits[0]),
             layers=layers,
-            embeddings=_numpy(x0[0]),
-            extras={"positional": _numpy(self.positional(tokens.shape[1]))},
+            embeddings=to_numpy(x0[0]),
+            extras={"positional": to_numpy(self.positional(tokens.shape[1]))},
         )
 
-
-def _numpy(tensor: torch.Tensor) -> np.ndarray:
-    return tensor.detach().float().cpu().numpy()
 
