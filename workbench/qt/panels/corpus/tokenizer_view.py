@@ -118,7 +118,8 @@ class TokenizerView(QWidget):
         head = text_head[:SAMPLE_CHARS]
         if head:
             pieces = [tokens.tokenizer.token(i) for i in tokens.tokenizer.encode(head)]
-            shown = "│".join(visible_token(p) for p in pieces)
+            # a zero-width space after each bar lets the label wrap (no spaces to break at)
+            shown = "│\u200b".join(visible_token(p) for p in pieces)
             self.sample.setText(f"First tokens: {shown}")
 
     def _fill_vocabulary(self, tokens) -> None:
