@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, series_colour
 from workbench.qt.widgets.cell_equations import card_html
+from workbench.qt.widgets.log_axis import log_axes
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.probe_bar import ProbeBar
 
@@ -52,7 +53,7 @@ class GradientsPanel(Panel):
         self.normalise.toggled.connect(self._draw)
         clear = QPushButton("Clear other runs")
         clear.clicked.connect(self.clear_other_runs)
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = pg.PlotWidget(background="w", axisItems=log_axes("left"))
         self.plot.setLabel("bottom", "time step t (probe token)")
         self.plot.setLabel("left", "‖∂L_T/∂h_t‖")
         self.plot.showGrid(x=True, y=True, alpha=0.3)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.corpus.statistics import CorpusStats
+from workbench.qt.widgets.log_axis import log_axes
 from workbench.qt.widgets.plot_export import PlotExportBar
 
 MAX_PLOTTED_POINTS = 2000  # log-spaced ranks: a 500k-word vocabulary still draws instantly
@@ -106,7 +107,7 @@ class StatsView(QWidget):
             self.values[key] = value
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = pg.PlotWidget(background="w", axisItems=log_axes("left", "bottom"))
         self.plot.setLogMode(x=True, y=True)
         self.plot.setLabel("bottom", "rank r (1 = most frequent word)")
         self.plot.setLabel("left", "frequency f(r)")

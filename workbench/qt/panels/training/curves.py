@@ -29,6 +29,7 @@ from workbench.qt.panels.training.series import (
     peak_decimate,
     train_metric,
 )
+from workbench.qt.widgets.log_axis import log_axes
 from workbench.qt.widgets.plot_export import PlotExportBar
 
 # (train metric, validation column or None, title); "bits" is retitled per tokenizer
@@ -54,7 +55,8 @@ class CurvesView(QWidget):
         self.graphics.setBackground("w")
         self.plots: dict[str, pg.PlotItem] = {}
         for index, (metric, _, title) in enumerate(PLOTS):
-            plot = self.graphics.addPlot(row=index // 3, col=index % 3)
+            plot = self.graphics.addPlot(row=index // 3, col=index % 3,
+                                         axisItems=log_axes("left"))
             plot.setTitle(title, size=TITLE_SIZE)
             plot.setMinimumWidth(120)
             plot.showGrid(x=True, y=True, alpha=0.2)
