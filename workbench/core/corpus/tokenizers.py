@@ -45,6 +45,11 @@ class Tokenizer(ABC):
     def token(self, i: int) -> str:
         """The text of one vocabulary entry (special tokens as `<pad>`, `<unk>`...)."""
 
+    def readable_token(self, i: int) -> str:
+        """The entry as a person should read it in a list: `token(i)`, except that a piece
+        which is not whole UTF-8 characters shows its bytes as `<0xE2>` instead of U+FFFD."""
+        return self.token(i)
+
     @abstractmethod
     def to_dict(self) -> dict: ...
 
@@ -181,6 +186,37 @@ class WordTokenizer(_TableTokenizer):
                 "lowercase": self.lowercase}
 
 
+def readable_bytes(data: bytes) -> str:
+    """UTF-8 text where the bytes form whole characters, `<0xE2>` for each byte that does not
+    (a byte-level BPE piece can hold the first two bytes of "—" and nothing else)."""
+    out = []
+    while data:
+        try:
+            out.append(data.decode("utf-8"))
+            break
+        except UnicodeDecodeError as exc:
+            out.append(data[:exc.start].decode("utf-8"))
+            out.extend(f"<0x{b:02X}>" for b in data[exc.start:exc.end])
+            data = data[exc.end:]
+    return "".join(out)
+
+
+def _byte_level_alphabet() -> dict[str, int]:
+    """The ByteLevel pre-tokenizer's character for each byte, inverted (char -> byte).
+
+    Printable Latin-1 bytes stand for themselves; the other 68 (controls, space, no-break
+    space, soft hyphen) are moved to U+0100 onwards in byte order, so "Ġ" (U+0120) is a space.
+    """
+    printable = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
+    table = {chr(b): b for b in printable}
+    moved = [b for b in range(256) if b not in table.values()]
+    table.update({chr(0x100 + n): b for n, b in enumerate(moved)})
+    return table
+
+
+BYTE_LEVEL_ALPHABET = _byte_level_alphabet()
+
+
 class BpeTokenizer(Tokenizer):
     """Byte-level BPE from the `tokenizers` library: any text round-trips, nothing is unknown."""
 
@@ -233,6 +269,15 @@ class BpeTokenizer(Tokenizer):
             return SPECIAL_TOKENS[i]
         # Show the bytes the token stands for, not the byte-level alphabet ("Ġthe" -> " the").
         return self._backend.decode([i], skip_special_tokens=False)
+
+    def token_bytes(self, i: int) -> bytes:
+        """The UTF-8 bytes a (non-special) vocabulary entry stands for."""
+        return bytes(BYTE_LEVEL_ALPHABET[c] for c in self._backend.id_to_token(i))
+
+    def readable_token(self, i: int) -> str:
+        if i in SPECIAL_IDS:
+            return SPECIAL_TOKENS[i]
+        return readable_bytes(self.token_bytes(i))
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "tokenizer_json": self._backend.to_str()}

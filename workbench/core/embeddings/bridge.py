@@ -53,6 +53,6 @@ def embedding_init(vectors, tokenizer, freeze: bool = False, seed: int = 0) -> E
         if key in vectors:
             matrix[token_id] = vectors.vector(key)
             found.append(token)
-        else:
-            missing.append(token)
+        else:  # listed for people: a piece of a character's bytes reads <0xE2>, not U+FFFD
+            missing.append(tokenizer.readable_token(token_id))
     return EmbeddingInit(matrix, found, missing, freeze)

@@ -76,7 +76,7 @@ class ModelStepper:
 def _stats(index: int, token: int, logits: np.ndarray, temperature: float, tokenizer,
            text: str) -> TokenGenerated:
     probs = decoding.softmax(logits, temperature)
-    alternatives = tuple((tokenizer.token(i), p)
+    alternatives = tuple((tokenizer.readable_token(i), p)
                          for i, p in decoding.top_alternatives(probs, ALTERNATIVES))
     return TokenGenerated(index=index, token_id=int(token), text=text,
                           probability=float(probs[token]), entropy=decoding.entropy(probs),

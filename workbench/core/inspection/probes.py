@@ -31,9 +31,10 @@ TOP_K = 5
 
 
 def display_text(tokenizer: Any, token_id: int) -> str:
-    """A token as the user reads it (decoded, so byte-level BPE shows its characters)."""
+    """A token as the user reads it (decoded, so byte-level BPE shows its characters; a piece
+    of a character's bytes shows them as <0xE2> rather than U+FFFD)."""
     text = tokenizer.decode([int(token_id)])
-    return text if text else tokenizer.token(int(token_id))
+    return text if text and "\ufffd" not in text else tokenizer.readable_token(int(token_id))
 
 
 def encode_probe(tokenizer: Any, text: str) -> list[int]:

@@ -25,7 +25,10 @@ VOCAB_ROWS = 2000  # enough to browse; a 30k-word vocabulary would make the tabl
 
 
 def visible_token(token: str) -> str:
-    """Spaces, tabs and line breaks drawn as signs, so ' the' and 'the' look different."""
+    """Spaces, tabs and line breaks drawn as signs, so ' the' and 'the' look different.
+
+    Pass `readable_token(i)`, not `token(i)`: a BPE piece holding part of a character's
+    bytes then reads `<0xE2><0x80>` instead of a bare replacement sign."""
     return token.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥")
 
 
@@ -117,7 +120,7 @@ class TokenizerView(QWidget):
             f"<br>unknown tokens: {unknown:,} ({unknown / n:.2%})")
         head = text_head[:SAMPLE_CHARS]
         if head:
-            pieces = [tokens.tokenizer.token(i) for i in tokens.tokenizer.encode(head)]
+            pieces = [tokens.tokenizer.readable_token(i) for i in tokens.tokenizer.encode(head)]
             # a zero-width space after each bar lets the label wrap (no spaces to break at)
             shown = "│\u200b".join(visible_token(p) for p in pieces)
             self.sample.setText(f"First tokens: {shown}")
@@ -128,7 +131,8 @@ class TokenizerView(QWidget):
         self.vocabulary.setRowCount(rows)
         for i in range(rows):
             count = "" if counts is None else f"{int(counts[i]):,}"
-            for column, text in enumerate((str(i), visible_token(tokenizer.token(i)), count)):
+            shown = visible_token(tokenizer.readable_token(i))
+            for column, text in enumerate((str(i), shown, count)):
                 item = QTableWidgetItem(text)
                 if column != 1:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight
