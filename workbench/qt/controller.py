@@ -44,6 +44,9 @@ class WorkbenchController(QObject):
         self.model_config: Any = None
         self.snapshot: Any = None
         self.embedding_init: Any = None  # (matrix, freeze) for the next model, or None
+        # The Corpus panel's filter and encoding (glob=, encoding=): every way of opening a
+        # corpus (panel buttons, File menu, recent files, a dropped file) loads with them
+        self.corpus_options: dict[str, str] = {}
         self.last_error = ""
         self._closed = False  # after shutdown no new work starts (late timers of closed panels)
         self._pending: dict[str, tuple[ResultCallback | None, ResultCallback | None]] = {}
@@ -72,8 +75,10 @@ class WorkbenchController(QObject):
         self.snapshot_changed.emit(snapshot)
 
     def open_corpus(self, path: str, **options: Any) -> bool:
-        """Load a corpus file or folder as a job; on success it becomes the session corpus."""
-        spec = self.backend.corpus.load_job(path, **options)
+        """Load a corpus file or folder as a job; on success it becomes the session corpus.
+
+        `options` override `corpus_options` (the Corpus panel's filter and encoding)."""
+        spec = self.backend.corpus.load_job(path, **{**self.corpus_options, **options})
         return self.run_job(spec, on_result=self.set_corpus)
 
     # --- running work -------------------------------------------------------------------------

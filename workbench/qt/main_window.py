@@ -8,7 +8,6 @@ from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QFrame,
     QLabel,
     QMainWindow,
@@ -22,8 +21,7 @@ from workbench.qt.controller import WorkbenchController
 from workbench.qt.job_status import JobStatusWidget
 from workbench.qt.panel import AREAS, Panel
 from workbench.qt.recent_files import RecentFiles
-
-CORPUS_FILTER = "Text corpora (*.txt *.md *.gz *.bz2);;All files (*)"
+from workbench.qt.widgets.corpus_open import ask_corpus_file, ask_corpus_folder
 
 
 class MainWindow(QMainWindow):
@@ -163,17 +161,19 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def open_corpus_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open corpus", "", CORPUS_FILTER)
+        path = ask_corpus_file(self)
         if path:
             self.open_corpus(path)
 
     @Slot()
     def open_folder_dialog(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Open corpus folder")
+        path = ask_corpus_folder(self)
         if path:
             self.open_corpus(path)
 
     def open_corpus(self, path: str, **options) -> bool:
+        """Open through the controller (the Corpus panel's filter and encoding apply there)
+        and remember the path among the recent files."""
         started = self.controller.open_corpus(path, **options)
         if started:
             self.recent.add(path)

@@ -3,7 +3,9 @@
 After a corpus loads, the panel tokenizes it at once with the current tokenizer settings
 (character-level by default) and hands the result to the controller, so a model can be trained
 without visiting this panel. Opening goes through the window when it offers `open_corpus`
-(that records recent files), else straight through the controller.
+(that records recent files), else straight through the controller. The Filter and Encoding
+boxes are published as `controller.corpus_options`, so the File menu, recent files and the
+command line load with them too, not only this panel's buttons.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -34,8 +35,8 @@ from workbench.qt.panel import Panel
 from workbench.qt.panels.corpus.stats_view import CharacterTable, StatsView, TopWordsTable
 from workbench.qt.panels.corpus.text_preview import TextPreview
 from workbench.qt.panels.corpus.tokenizer_view import TokenizerView
+from workbench.qt.widgets.corpus_open import ask_corpus_file, ask_corpus_folder
 
-CORPUS_FILTER = "Text corpora (*.txt *.md *.gz *.bz2);;All files (*)"
 SHAKESPEARE_CREDIT = (
     "Texts: William Shakespeare (public domain), Project Gutenberg editions as packaged by "
     "<b>Open Shakespeare / Open Knowledge Foundation</b> (CC-BY 2.5).")
@@ -125,6 +126,9 @@ class CorpusPanel(Panel):
         for widget in (QLabel("Filter:"), self.glob, QLabel("Encoding:"), self.encoding, reload):
             self.options_row.addWidget(widget)
         self.options_row.setStretch(1, 1)
+        self.glob.textChanged.connect(self._publish_options)
+        self.encoding.currentTextChanged.connect(self._publish_options)
+        self._publish_options()
 
     def menu_actions(self) -> list[QAction]:
         find = QAction("&Find in corpus text…", self, shortcut=QKeySequence("Ctrl+Shift+F"))
@@ -139,6 +143,9 @@ class CorpusPanel(Panel):
         return {"glob": self.glob.text().strip() or DEFAULT_GLOB,
                 "encoding": self.encoding.currentText().strip()}
 
+    def _publish_options(self, *_args) -> None:
+        self.controller.corpus_options = self.options()
+
     def open_path(self, path: str) -> bool:
         """Open through the main window (it records recent files), else the controller."""
         opener, widget = self.controller.open_corpus, self.parentWidget()
@@ -147,15 +154,15 @@ class CorpusPanel(Panel):
                 opener = widget.open_corpus
                 break
             widget = widget.parentWidget()
-        return opener(path, **self.options())
+        return opener(path)  # the controller adds this panel's filter and encoding
 
     def choose_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open corpus", "", CORPUS_FILTER)
+        path = ask_corpus_file(self)
         if path:
             self.open_path(path)
 
     def choose_folder(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Open corpus folder")
+        path = ask_corpus_folder(self)
         if path:
             self.open_path(path)
 

@@ -1,0 +1,22 @@
+"""Asking for a corpus file or folder: the File menu and the Corpus panel's Open buttons both
+ask here, and both then open through `WorkbenchController.open_corpus`, which applies the
+Corpus panel's filter and encoding (`corpus_options`). One way in, so a corpus loads the same
+whichever button or menu item the user reached for.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+CORPUS_FILTER = "Text corpora (*.txt *.md *.gz *.bz2);;All files (*)"
+
+
+def ask_corpus_file(parent: QWidget) -> str:
+    """The corpus file the user picks ('' if cancelled)."""
+    path, _ = QFileDialog.getOpenFileName(parent, "Open corpus", "", CORPUS_FILTER)
+    return path
+
+
+def ask_corpus_folder(parent: QWidget) -> str:
+    """The corpus folder the user picks ('' if cancelled)."""
+    return QFileDialog.getExistingDirectory(parent, "Open corpus folder")
