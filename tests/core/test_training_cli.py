@@ -76,3 +76,40 @@ def test_a_finished_run_resumes_only_with_more_steps(tmp_path, capsys):
     assert not any(isinstance(e, JobFailed) for e in events)
     steps = [e.step for e in read_run(out).events if isinstance(e, StepLogged)]
     assert steps == [5, 10, 15]
+
+
+@pytest.fixture
+def three_cores(monkeypatch):
+    """A pretend 3-core machine; torch's thread count is put back after the test."""
+    import os
+
+    import torch
+
+    before = torch.get_num_threads()
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    yield torch
+    torch.set_num_threads(before)
+
+
+def test_auto_threads_keep_a_core_free_only_when_a_window_is_open(three_cores):
+    from workbench.core.training.setup import choose_threads
+
+    assert choose_threads(0) == 2  # the GUI thread keeps one core
+    assert choose_threads(0, gui=False) == 3  # headless: nothing to keep responsive
+    assert choose_threads(5, gui=False) == choose_threads(5) == 5
+
+
+def test_cli_threads_flag_sets_torch_threads_and_zero_means_every_core(tmp_path, three_cores,
+                                                                        capsys):
+    torch = three_cores
+    recipe = write_tiny_recipe(tmp_path, max_steps=5)  # the recipe asks for 1 thread
+    assert main([str(recipe), "--out", str(tmp_path / "default")]) == 0
+    assert torch.get_num_threads() == 1
+    assert main([str(recipe), "--out", str(tmp_path / "two"), "--threads", "2"]) == 0
+    assert torch.get_num_threads() == 2
+    assert main([str(recipe), "--out", str(tmp_path / "auto"), "--threads", "0"]) == 0
+    assert torch.get_num_threads() == 3  # all cores, none kept for a window
+    assert main(["--resume", str(tmp_path / "two"), "--max-steps", "10", "--threads", "0"]) == 0
+    assert torch.get_num_threads() == 3
+    assert main([str(recipe), "--threads", "-1"]) == 2
+    assert "--threads must be 0" in capsys.readouterr().err

@@ -1,9 +1,13 @@
-"""`workbench train RECIPE [--out DIR] [--device cpu|cuda] [--max-steps N]`: headless training.
+"""`workbench train RECIPE [--out DIR] [--device cpu|cuda] [--max-steps N] [--threads N]`:
+headless training.
 
 Runs the same trainer as the window into the same kind of run folder (the GUI opens it with
 "Open run directory"), printing one updating progress line on stderr and the run folder on
 stdout. Ctrl-C stops after the current step and keeps a checkpoint; `--resume RUN_DIR`
 continues a run. Exit status: 0 done, 1 failed, 2 bad arguments, 130 interrupted.
+
+Torch threads: `--threads N`, else the recipe's `threads`, whose 0 (auto) means every core here:
+unlike the window, a headless run has no GUI thread to keep a core free for.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--device", choices=("auto", "cpu", "cuda", "mps"),
                         help="override the recipe's device")
     parser.add_argument("--max-steps", type=int, metavar="N", help="override the step count")
+    parser.add_argument("--threads", type=int, metavar="N",
+                        help="torch CPU threads (default: the recipe's; 0 = all cores)")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest "
                         "checkpoint instead of starting a recipe")
     return parser
@@ -74,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.max_steps is not None and args.max_steps < 1:
         print("--max-steps must be at least 1.", file=sys.stderr)
         return 2
+    if args.threads is not None and args.threads < 0:
+        print("--threads must be 0 (all cores) or more.", file=sys.stderr)
+        return 2
     try:
         spec, total = _job(args)
     except UserFacingError as exc:
@@ -90,7 +99,7 @@ def _job(args) -> tuple[JobSpec, int]:
         recipe = load_recipe(Path(args.resume) / "recipe.toml")
         total = args.max_steps or recipe.training.max_steps
         return JobSpec("resume", lambda control: resume_steps(
-            args.resume, control, args.max_steps)), total
+            args.resume, control, args.max_steps, threads=args.threads, gui=False)), total
     recipe = load_recipe(args.recipe)
     changes = {}
     if args.device:
@@ -98,6 +107,8 @@ def _job(args) -> tuple[JobSpec, int]:
     if args.max_steps:
         changes["max_steps"] = args.max_steps
         changes["warmup_steps"] = min(recipe.training.warmup_steps, args.max_steps - 1)
+    if args.threads is not None:
+        changes["threads"] = args.threads
     recipe.training = dataclasses.replace(recipe.training, **changes)
     problems = recipe.training.problems()
     if problems:
@@ -110,7 +121,7 @@ def _job(args) -> tuple[JobSpec, int]:
                                   f"--resume {out} to continue it.")
         out.mkdir(parents=True, exist_ok=True)
     return JobSpec(recipe.name, lambda control: recipe_train_steps(
-        recipe, control, run_dir=out)), recipe.training.max_steps
+        recipe, control, run_dir=out, gui=False)), recipe.training.max_steps
 
 
 def _run(spec: JobSpec, total: int) -> int:

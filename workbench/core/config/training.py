@@ -60,8 +60,8 @@ class TrainingConfig:
                         choices=DEVICES)
     bf16: bool = param(False, "bf16 autocast", "CUDA only: run matrix products in bfloat16.",
                        advanced=True)
-    threads: int = param(0, "CPU threads", "torch threads for training (0 = all cores but one, "
-                         "so the window and the machine stay responsive).",
+    threads: int = param(0, "CPU threads", "torch threads for training (0 = all cores but one "
+                         "in the window, so it stays responsive; all cores in the headless CLI).",
                          min=0, max=256, advanced=True)
     seed: int = param(1234, "Seed", "Seeds weights, batches, dropout and samples: the same "
                       "seed gives the same curve on the same machine.", min=0, max=2**31 - 1)

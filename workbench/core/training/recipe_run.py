@@ -43,19 +43,21 @@ def tokens_steps(recipe: Recipe, control: JobControl, tokenizer=None
 
 
 def recipe_train_steps(recipe: Recipe, control: JobControl, run_dir: Path | None = None,
-                       hooks=None) -> Iterator[Event]:
-    """Train a recipe into a new run folder (or `run_dir`)."""
+                       hooks=None, gui: bool = True) -> Iterator[Event]:
+    """Train a recipe into a new run folder (or `run_dir`); `gui` False for a headless run."""
     tokens = yield from tokens_steps(recipe, control)
     request = TrainRequest(tokens, recipe.model, recipe.training, run_dir=run_dir,
                            run_name=recipe.name, recipe_toml=recipe_to_toml(recipe),
-                           hooks=hooks)
+                           hooks=hooks, gui=gui)
     yield from train_steps(request)
 
 
 def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None = None,
-                 hooks=None, extend_to: int | None = None) -> Iterator[Event]:
+                 hooks=None, extend_to: int | None = None, threads: int | None = None,
+                 gui: bool = True) -> Iterator[Event]:
     """Continue a run from its latest checkpoint: to `max_steps` if given, else to its own
-    step count, or, when it already got there, to `extend_to` (the GUI's Steps box)."""
+    step count, or, when it already got there, to `extend_to` (the GUI's Steps box).
+    `threads` overrides the recipe's torch threads; `gui` False for a headless run."""
     from workbench.core.corpus.tokenizers import tokenizer_from_dict
     from workbench.core.training.checkpoints import load_checkpoint
 
@@ -70,6 +72,8 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
         max_steps = extend_to
     if max_steps:
         recipe.training = dataclasses.replace(recipe.training, max_steps=max_steps)
+    if threads is not None:
+        recipe.training = dataclasses.replace(recipe.training, threads=threads)
     if saved.step >= recipe.training.max_steps:
         raise UserFacingError(f"The run already trained {saved.step} of its "
                               f"{recipe.training.max_steps} steps. Set Steps above {saved.step} "
@@ -77,5 +81,5 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
     tokenizer = tokenizer_from_dict(saved.meta["tokenizer"])
     tokens = yield from tokens_steps(recipe, control, tokenizer)
     request = TrainRequest(tokens, recipe.model, recipe.training, run_dir=run_dir,
-                           run_name=recipe.name, resume=True, hooks=hooks)
+                           run_name=recipe.name, resume=True, hooks=hooks, gui=gui)
     yield from train_steps(request)

@@ -71,6 +71,7 @@ class TrainRequest:
     recipe_toml: str = ""
     resume: bool = False
     hooks: ModelHooks | None = None
+    gui: bool = True  # a window shares the process: "auto" threads leave it a core
 
 
 class Trainer:
@@ -81,7 +82,7 @@ class Trainer:
         if problems:
             raise UserFacingError("Training settings: " + " ".join(problems))
         self.hooks = request.hooks or ModelHooks.default()
-        torch.set_num_threads(choose_threads(config.threads))
+        torch.set_num_threads(choose_threads(config.threads, gui=request.gui))
         self.device = resolve_device(config.device)
         self.amp = config.bf16 and self.device.type == "cuda"
         tokens = request.tokens
