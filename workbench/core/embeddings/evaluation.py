@@ -85,10 +85,11 @@ def user_analogies(vectors, lines: str, method: str = "3cosadd") -> list[tuple[s
             raise UserFacingError(f"Line {number} has {len(words)} words; an analogy needs four "
                                   "(a b c d: a is to b as c is to d).")
         a, b, c, d = words
-        missing = [w for w in words if w not in vectors]
+        missing = [w for w in words if vectors.lookup(w) is None]
         if missing:
             results.append((line, "not in vocabulary: " + ", ".join(missing), False))
             continue
         answer = vectors.analogy(a, b, c, k=1, method=method)[0][0]
-        results.append((line, answer, answer == d))
+        # compared with d's vocabulary form: a typed 'Queen' matches the answer 'queen'
+        results.append((line, answer, answer == vectors.lookup(d)))
     return results

@@ -35,9 +35,10 @@ def top(vectors: WordVectors, scores: np.ndarray, k: int,
 
 
 def neighbours(vectors: WordVectors, word: str, k: int = 10) -> list[tuple[str, float]]:
-    """The k nearest words by cosine similarity, with their scores. fastText vectors answer for
-    unseen words too, from their character n-grams."""
-    if word not in vectors.index and vectors.oov is not None:
+    """The k nearest words by cosine similarity, with their scores. A word missing as typed is
+    looked up in another case first; fastText vectors answer for unseen words too, from their
+    character n-grams."""
+    if vectors.lookup(word) is None and vectors.oov is not None:
         query = np.asarray(vectors.oov(word), dtype=np.float32)
         return top(vectors, vectors.unit @ (query / max(np.linalg.norm(query), 1e-12)), k,
                    set())

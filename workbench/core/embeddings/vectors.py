@@ -34,6 +34,14 @@ class WordVectors:
         return {word: i for i, word in enumerate(self.words)}
 
     @cached_property
+    def folded_index(self) -> dict[str, str]:
+        """Case-folded word -> its first (usually most frequent) form in the vocabulary."""
+        folded: dict[str, str] = {}
+        for word in self.words:
+            folded.setdefault(word.casefold(), word)
+        return folded
+
+    @cached_property
     def unit(self) -> np.ndarray:
         norms = np.linalg.norm(self.vectors, axis=1, keepdims=True)
         return self.vectors / np.maximum(norms, 1e-12)
@@ -48,10 +56,19 @@ class WordVectors:
     def __contains__(self, word: str) -> bool:
         return word in self.index
 
+    def lookup(self, word: str) -> str | None:
+        """The vocabulary's form of `word`: the word itself, else the same word in another case
+        (vectors trained on lowercased text know 'romeo' but not 'Romeo'), else None."""
+        if word in self.index:
+            return word
+        return self.folded_index.get(word.casefold())
+
     def id_of(self, word: str) -> int:
-        if word not in self.index:
-            raise UserFacingError(f"'{word}' is not in the vocabulary ({len(self)} words).")
-        return self.index[word]
+        form = self.lookup(word)
+        if form is None:
+            raise UserFacingError(f"'{word}' is not in the vocabulary ({len(self)} words), "
+                                  "in any case.")
+        return self.index[form]
 
     def vector(self, word: str) -> np.ndarray:
         return self.vectors[self.id_of(word)]

@@ -1,7 +1,8 @@
 """Questions to ask of word vectors: neighbours, analogies, similarity, odd one out, own quads.
 
 Every answer is one matrix-vector product over unit vectors (a few ms at 100k words), so it
-runs directly on the GUI thread.
+runs directly on the GUI thread. A word missing as typed is looked up in another case (vectors
+trained on lowercased text know 'romeo', not 'Romeo'), and the message line says so.
 """
 
 from __future__ import annotations
@@ -129,8 +130,20 @@ class Explorer(QWidget):
 
     def set_vectors(self, vectors) -> None:
         self.vectors = vectors
-        self.message.setText(f"{vectors.source}: {len(vectors):,} words × {vectors.size} "
-                             "dimensions." if vectors is not None else "")
+        self.message.setText(self._summary())
+
+    def _summary(self) -> str:
+        vectors = self.vectors
+        return (f"{vectors.source}: {len(vectors):,} words × {vectors.size} dimensions."
+                if vectors is not None else "")
+
+    def _answered(self, words: list[str]) -> None:
+        """After an answer: name the words found only in another case, else the summary (so an
+        earlier question's error does not linger)."""
+        swaps = [f"'{word}' → '{form}'" for word in words
+                 if (form := self.vectors.lookup(word)) not in (None, word)]
+        self.message.setText("Not in the vocabulary as typed, so looked up in another case: "
+                             + ", ".join(swaps) + "." if swaps else self._summary())
 
     def _ask(self, question):
         if self.vectors is None:
@@ -144,11 +157,13 @@ class Explorer(QWidget):
 
     def find_neighbours(self) -> None:
         words = self.word.text().replace(",", " ").split()
-        rows = self._ask(lambda: [(w, n, score) for w in words
+        # "of" names the form searched for ('romeo' when 'Romeo' was typed)
+        rows = self._ask(lambda: [(self.vectors.lookup(w) or w, n, score) for w in words
                                   for n, score in self.vectors.neighbours(w, self.k.value())])
         if rows is not None:
             self.neighbour_rows = rows
             _fill(self.neighbour_table, rows)
+            self._answered(words)
 
     def _export_dialog(self) -> None:
         if not self.neighbour_rows:
@@ -183,18 +198,21 @@ class Explorer(QWidget):
         rows = self._ask(lambda: self.vectors.analogy(*words, k=10, method=method))
         if rows is not None:
             _fill(self.analogy_table, rows)
+            self._answered(words)
 
     def compare(self) -> None:
-        value = self._ask(lambda: self.vectors.similarity(self.sim_a.text().strip(),
-                                                          self.sim_b.text().strip()))
+        words = [self.sim_a.text().strip(), self.sim_b.text().strip()]
+        value = self._ask(lambda: self.vectors.similarity(*words))
         if value is not None:
             self.similarity_label.setText(f"cos = {value:.4f}")
+            self._answered(words)
 
     def find_odd(self) -> None:
         words = self.odd_words.text().replace(",", " ").split()
         odd = self._ask(lambda: self.vectors.odd_one_out(words))
         if odd is not None:
             self.odd_label.setText(f"odd one out: {odd}")
+            self._answered(words)
 
     def score_quads(self) -> None:
         method = METHODS[self.method.currentText()]

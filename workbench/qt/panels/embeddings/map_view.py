@@ -153,9 +153,12 @@ class MapView(QWidget):
         self.links.setData([], [])
 
     def highlight(self, word: str, k: int = 8) -> bool:
-        """Ring `word` and join it to its k nearest neighbours (in the full vector space)."""
-        if self.coords is None or self.vectors is None or word not in self.vectors:
-            self.status.setText(f"'{word}' is not on the map." if word else "")
+        """Ring `word` and join it to its k nearest neighbours (in the full vector space); a
+        word missing as typed is looked for in another case ('Romeo' finds 'romeo')."""
+        typed = word
+        word = self.vectors.lookup(word) if self.vectors is not None else None
+        if self.coords is None or word is None:
+            self.status.setText(f"'{typed}' is not on the map." if typed else "")
             return False
         index = self.vectors.index[word]
         neighbours = [self.vectors.index[w] for w, _ in self.vectors.neighbours(word, k)]
@@ -175,7 +178,8 @@ class MapView(QWidget):
             label.setZValue(15)
             self.plot.addItem(label)
             self.found_labels.append(label)
-        self.status.setText(f"{word}: neighbours " + ", ".join(
+        shown_as = f" (as '{typed}' is not in the vocabulary)" if word != typed else ""
+        self.status.setText(f"{word}{shown_as}: neighbours " + ", ".join(
             self.vectors.words[i] for i in neighbours))
         self._zoom_to(points)
         return True
