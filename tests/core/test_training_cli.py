@@ -92,7 +92,7 @@ def three_cores(monkeypatch):
 
 
 def test_auto_threads_keep_a_core_free_only_when_a_window_is_open(three_cores):
-    from workbench.core.training.setup import choose_threads
+    from workbench.core.cpu_threads import choose_threads
 
     assert choose_threads(0) == 2  # the GUI thread keeps one core
     assert choose_threads(0, gui=False) == 3  # headless: nothing to keep responsive

@@ -9,11 +9,13 @@ from PySide6.QtWidgets import QApplication
 
 from workbench.app.backend import Backend
 from workbench.app.panels import panel_types
+from workbench.core.cpu_threads import reserve_gui_core
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.main_window import MainWindow
 
 
 def build_window(settings: QSettings | None = None, backend: Backend | None = None) -> MainWindow:
+    reserve_gui_core()  # summaries, probes and generation leave the GUI thread a core too
     controller = WorkbenchController(backend or Backend())
     return MainWindow(controller, panel_types(), settings=settings)
 

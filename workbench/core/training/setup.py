@@ -3,31 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import os
 
 import torch
 
 from workbench.core.config.training import TrainingConfig
 from workbench.core.jobs import UserFacingError
-
-# In the window torch gets every core but one (at least one). Measured on
-# the shared 2-core machine (bench_training and a transformer step timed alone): with 1 thread
-# the window trained a char-LSTM at a steady 47-49k tokens/s (0.97 of a plain loop) with GUI
-# gaps p99 6 ms / max 13 ms; with 2 threads while other processes used the CPU, OpenMP's
-# spinning threads waited on each other: a plain LSTM loop swung between 14k and 87k tokens/s
-# and a transformer step took 0.7-1.8 s instead of 48 ms. The spare core keeps the GUI thread
-# and the rest of the machine alive; on a many-core machine it costs little. Headless (the
-# `workbench train` CLI) there is no GUI thread to keep alive, so "auto" takes every core; a
-# user sharing the machine passes --threads.
-RESERVED_CORES = 1
-
-
-def choose_threads(requested: int, gui: bool = True) -> int:
-    """torch threads for a run: `requested` if set, else all cores, less one when a window
-    shares the process (`gui`)."""
-    if requested > 0:
-        return requested
-    return max(1, (os.cpu_count() or 1) - (RESERVED_CORES if gui else 0))
 
 
 def resolve_device(name: str) -> torch.device:

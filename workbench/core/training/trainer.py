@@ -26,6 +26,7 @@ import torch.nn.functional as F
 
 from workbench.core.config.models import config_to_dict
 from workbench.core.config.training import TrainingConfig
+from workbench.core.cpu_threads import choose_threads
 from workbench.core.events import (
     CheckpointSaved,
     DivergenceHandled,
@@ -45,13 +46,7 @@ from workbench.core.training.evaluation import ModelHooks, evaluate, sample_text
 from workbench.core.training.guard import DivergenceGuard
 from workbench.core.training.metrics import bits_per_token, perplexity
 from workbench.core.training.schedules import lr_at
-from workbench.core.training.setup import (
-    autocast,
-    choose_threads,
-    make_optimizer,
-    resolve_device,
-    state_to,
-)
+from workbench.core.training.setup import autocast, make_optimizer, resolve_device, state_to
 
 # Progress only moves the status bar: a few updates a second are enough, and a tiny model
 # logging every few milliseconds must not flood the GUI thread with them.
