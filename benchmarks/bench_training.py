@@ -10,7 +10,8 @@ Run: `.venv/bin/python -m benchmarks.bench_training [--steps 150] [--repeats 3]`
   count, in the same process, alternated, median of the repeats;
 - responsiveness: a 5 ms QTimer on the GUI thread while the window trains; a stall is a gap
   between ticks; p99 and max, for 1 torch thread and for all cores (the choice in setup.py);
-- redraw: `CurvesView.redraw()` plus a synchronous repaint with 100k logged points per curve;
+- redraw: `CurvesView.redraw()` plus a synchronous repaint of the whole view, with 100k logged
+  points per curve, one new point per update (`--redraw-only` runs just this);
 - quality (--quality): validation loss after N minutes of each preset, and of a plain PyTorch
   char-LSTM loop given the same minutes on the same data.
 """
@@ -243,7 +244,9 @@ def redraw_cost(repeats: int = 20) -> None:
             series.add(StepLogged(i + 1, float(loss[i]), 1e-3 * (1 + i / points), 0.5, False,
                                   2048 * (i + 1), 5e4 + i, 0.05 * i))
         view.set_runs([series])
-        app.processEvents()
+        for _ in range(5):  # let the axes settle their widths, as a shown window does
+            app.processEvents()
+            time.sleep(0.02)
         data, total = [], []
         for i in range(repeats):
             series.add(StepLogged(points + i + 1, 1.0, 1e-3, 0.5, False,
@@ -263,6 +266,7 @@ def redraw_cost(repeats: int = 20) -> None:
 def quality(minutes: float, names: list[str] | None = None) -> None:
     """Validation loss after `minutes` of each preset (or the named ones), and of the plain
     loop given the same minutes, on this CPU."""
+    from workbench.core.cpu_threads import choose_threads
     from workbench.core.events import EvalLogged
     from workbench.core.jobs import JobControl, JobSpec, drive
     from workbench.core.resources import resource_path
@@ -270,7 +274,6 @@ def quality(minutes: float, names: list[str] | None = None) -> None:
     from workbench.core.training.evaluation import evaluate
     from workbench.core.training.recipe import load_recipe
     from workbench.core.training.recipe_run import recipe_train_steps
-    from workbench.core.training.setup import choose_threads
 
     rows = []
     for preset in sorted(resource_path("recipes").glob("*.toml")):
@@ -312,11 +315,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quality", type=float, metavar="MINUTES")
     parser.add_argument("--presets", help="with --quality: comma-separated preset names")
+    parser.add_argument("--redraw-only", action="store_true", help="only the curve redraw")
     args = parser.parse_args()
     if args.quality:
         quality(args.quality, args.presets.split(",") if args.presets else None)
         return
-    throughput_and_stalls(args.steps, args.repeats)
+    if not args.redraw_only:
+        throughput_and_stalls(args.steps, args.repeats)
     redraw_cost()
 
 

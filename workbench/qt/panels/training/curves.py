@@ -4,17 +4,19 @@ tokens per second) for every visible run, with x as steps, tokens or wall time.
 Each run draws its raw training curve faint behind an EMA-smoothed one, validation points on
 top, and a red dashed line where the divergence guard rolled back. `redraw()` only touches runs
 whose data changed since the last call; the panel calls it from a ~30 Hz timer, never per
-event. Plots downsample (peak mode) and clip to the view so 100k points stay smooth.
+event. Each curve is decimated to about two points per pixel column (lows and highs kept), and
+the ranges follow the data in steps (curve_ranges), so 100k points stay smooth.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QGraphicsItem,
     QHBoxLayout,
     QLabel,
     QSlider,
@@ -22,12 +24,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.qt.panels.training.curve_item import CurveItem
+from workbench.qt.panels.training.curve_ranges import RangeFollower
+from workbench.qt.panels.training.rollback_marks import COLOUR as ROLLBACK_COLOUR
+from workbench.qt.panels.training.rollback_marks import RollbackMarks
 from workbench.qt.panels.training.series import (
     X_AXES,
+    PeakDecimator,
     RunSeries,
     SmoothedCache,
-    peak_decimate,
-    train_metric,
+    metric_source,
+    runs_csv,
 )
 from workbench.qt.widgets.log_axis import log_axes
 from workbench.qt.widgets.plot_export import PlotExportBar
@@ -40,6 +47,9 @@ PLOTS = (("loss", "val_loss", "Loss (nats per token)"),
          ("grad_norm", None, "Gradient norm before clipping"),
          ("tok_s", None, "Tokens per second"))
 TITLE_SIZE = "9pt"
+EMPTY = np.empty(0)
+LINE_WIDTH = 2
+LEFT_AXIS_PX = 52
 
 
 class CurvesView(QWidget):
@@ -50,7 +60,8 @@ class CurvesView(QWidget):
         self._items: dict[str, dict] = {}
         self._colours: dict[str, str] = {}
         self._smoothed: dict[tuple[str, str], SmoothedCache] = {}
-        self._marked_axis: dict[str, str] = {}
+        self._val_drawn: dict[str, tuple] = {}
+        self._decimators: dict[tuple, PeakDecimator] = {}
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
         self.plots: dict[str, pg.PlotItem] = {}
@@ -60,11 +71,25 @@ class CurvesView(QWidget):
             plot.setTitle(title, size=TITLE_SIZE)
             plot.setMinimumWidth(120)
             plot.showGrid(x=True, y=True, alpha=0.2)
-            plot.setDownsampling(auto=True, mode="peak")
-            plot.setClipToView(True)
+            for side in ("left", "bottom"):
+                # keep each axis (its ticks, labels and grid) as a pixmap until its range
+                # changes: replaying them was a third of every repaint
+                plot.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            # one width for every y axis: x-linking aligns the plots on screen, so a wider
+            # axis (0.0020 on the learning rate) would hide the start of that plot's curve
+            plot.getAxis("left").setWidth(LEFT_AXIS_PX)
             if self.plots:
                 plot.setXLink(self.plots["loss"])
             self.plots[metric] = plot
+        self.rollbacks = RollbackMarks(self.plots)
+        self.follower = RangeFollower(list(self.plots.values()), on_manual=self._stopped_following)
+        self._zoom_redraw = QTimer(self, singleShot=True, interval=50)
+        self._zoom_redraw.timeout.connect(self.redraw)
+        self.plots["loss"].vb.sigXRangeChanged.connect(self._view_moved)
+        self.follow = QCheckBox("Follow")
+        self.follow.setChecked(True)
+        self.follow.setToolTip("Keep every curve in view as points arrive. Panning or zooming a "
+                               "plot turns this off; tick it to fit the curves again.")
         self.x_axis = QComboBox()
         for key, label in X_AXES.items():
             self.x_axis.addItem(label, key)
@@ -85,6 +110,7 @@ class CurvesView(QWidget):
         controls.addWidget(QLabel("x:"))
         controls.addWidget(self.x_axis)
         controls.addWidget(self.log_scale)
+        controls.addWidget(self.follow)
         controls.addWidget(QLabel("Smoothing"))
         controls.addWidget(self.smoothing, 1)
         controls.addWidget(self.smoothing_label)
@@ -97,7 +123,8 @@ class CurvesView(QWidget):
         layout.addWidget(self.hint)
         layout.addWidget(self.graphics, 1)
         legend = QLabel("solid: training (smoothed) · faint: raw · dots: validation · "
-                        "<span style='color:#d62728'>red dashes: divergence rollback</span>")
+                        f"<span style='color:{ROLLBACK_COLOUR}'>red dashes: divergence "
+                        "rollback</span>")
         legend.setStyleSheet("color: #555;")
         legend.setWordWrap(True)
         bottom = QHBoxLayout()
@@ -107,6 +134,8 @@ class CurvesView(QWidget):
         self.x_axis.currentIndexChanged.connect(self._settings_changed)
         self.log_scale.toggled.connect(self._settings_changed)
         self.smoothing.valueChanged.connect(self._settings_changed)
+        self.follow.toggled.connect(self._follow_toggled)
+        self._refit = True
         self._settings_changed()
 
     def set_unit(self, unit: str) -> None:
@@ -124,27 +153,56 @@ class CurvesView(QWidget):
             plot.setLabel("bottom", X_AXES[x_key])
             plot.setLogMode(y=self.log_scale.isChecked() and metric != "lr")
         self._drawn.clear()
+        self._refit = True
         self.redraw()
 
+    def _follow_toggled(self, on: bool) -> None:
+        self.follower.following = on
+        self._drawn.clear()  # the curves may hold only a zoomed stretch: take the whole run
+        self._refit = True
+        self.redraw()
+
+    def _stopped_following(self) -> None:
+        self.follow.blockSignals(True)
+        self.follow.setChecked(False)
+        self.follow.blockSignals(False)
+        self._view_moved()
+
     def redraw(self) -> None:
-        """Push changed runs' data into their curves; remove curves of runs no longer listed."""
+        """Push changed runs' data into their curves; remove curves of runs no longer listed;
+        then move the ranges if the data left them (see curve_ranges)."""
         self.hint.setVisible(not any(run.visible and run.train.size for run in self.runs))
         keys = {run.key for run in self.runs}
+        changed = False
         for key in [k for k in self._items if k not in keys]:
             self._remove(key)
+            changed = self._refit = True
         for run in self.runs:
             if self._drawn.get(run.key) == run.version:
                 continue
             self._drawn[run.key] = run.version
             self._draw(run)
+            changed = True
+        if changed or self._refit:
+            items: dict = {}
+            for run_items in self._items.values():
+                for (metric, kind), item in run_items.items():
+                    if kind in ("raw", "smooth", "val"):
+                        items.setdefault(self.plots[metric], []).append(item)
+            self.follower.follow(items, force=self._refit)
+            self._refit = False
 
     def _remove(self, key: str) -> None:
         items = self._items.pop(key, {})
         for (metric, _), item in items.items():
             self.plots[metric].removeItem(item)
         self._drawn.pop(key, None)
+        self._val_drawn.pop(key, None)
         self._colours.pop(key, None)
-        self._marked_axis.pop(key, None)
+        self.rollbacks.remove(key)
+        for cache in (self._smoothed, self._decimators):
+            for stale in [k for k in cache if k[0] == key]:
+                del cache[stale]
 
     def _curve(self, run: RunSeries, metric: str, kind: str) -> pg.PlotDataItem:
         """The run's persistent curve of one kind on one plot (created on first use)."""
@@ -152,18 +210,18 @@ class CurvesView(QWidget):
         item = items.get((metric, kind))
         if item is None:
             colour = pg.mkColor(run.colour)
+            # lean curve items: the points are decimated already, and pyqtgraph's items'
+            # own bookkeeping at paint time cost more than drawing them (see curve_item)
             if kind == "raw":
                 colour.setAlpha(60)
-                item = pg.PlotDataItem(pen=pg.mkPen(colour, width=1))
+                item = CurveItem(pg.mkPen(colour, width=1))
             elif kind == "smooth":
-                item = pg.PlotDataItem(pen=pg.mkPen(colour, width=2), name=run.name)
+                item = CurveItem(pg.mkPen(colour, width=LINE_WIDTH))
             else:
                 item = pg.PlotDataItem(pen=pg.mkPen(colour, width=2,
                                                     style=Qt.PenStyle.DashLine),
                                        symbol="o", symbolSize=6, symbolBrush=colour,
                                        symbolPen=None)
-            item.setDownsampling(auto=True, method="peak")
-            item.setClipToView(True)
             self.plots[metric].addItem(item)
             items[(metric, kind)] = item
         return item
@@ -171,67 +229,72 @@ class CurvesView(QWidget):
     def _draw(self, run: RunSeries) -> None:
         if not run.visible or self._colours.get(run.key, run.colour) != run.colour:
             self._remove(run.key)
+            self._refit = True
             self._drawn[run.key] = run.version
             if not run.visible:
                 return
         self._colours[run.key] = run.colour
         x_key = self.x_axis.currentData()
         smoothing = self.smoothing.value() / 100
-        x = run.train[x_key]
-        empty = np.empty(0)
+        shown = self._shown_slice(run.train[x_key])
+        x = run.train[x_key][shown]
+        # two points (a low and a high) per pixel column are all a screen can show
+        buckets = int(min(1024, max(128, self.plots["loss"].vb.width())))
+        val_shown = (x_key, run.val.size)
+        val_changed = self._val_drawn.get(run.key) != val_shown
+        self._val_drawn[run.key] = val_shown
+        drawn = {}  # per training column: loss, perplexity and bits share the loss's points
         for metric, val_column, _ in PLOTS:
-            y = train_metric(run, metric)
-            smooth = smoothing > 0 and metric != "lr"
-            raw = peak_decimate(x, y) if smooth else (empty, empty)
-            self._curve(run, metric, "raw").setData(*raw)
-            if smooth:
-                cache = self._smoothed.setdefault((run.key, metric), SmoothedCache())
-                y = cache.get(y, smoothing, (smoothing, run.train.size > 0 and run.train[
-                    "step"][0], len(run.divergences)))
-            self._curve(run, metric, "smooth").setData(*peak_decimate(x, y))
-            if val_column:
+            column, view = metric_source(metric)
+            if column not in drawn:
+                drawn[column] = self._decimated(run, column, x, shown, buckets,
+                                                smoothing if metric != "lr" else 0.0)
+            raw_x, raw_y, line_x, line_y = drawn[column]
+            self._curve(run, metric, "raw").setData(raw_x, view(raw_y))
+            self._curve(run, metric, "smooth").setData(line_x, view(line_y))
+            if val_column and val_changed:
                 self._curve(run, metric, "val").setData(run.val[x_key], run.val[val_column])
-        self._draw_divergences(run, x_key)
+        self.rollbacks.show(run, x_key)
 
-    def _draw_divergences(self, run: RunSeries, x_key: str) -> None:
-        items = self._items.setdefault(run.key, {})
-        marked = sum(1 for k in items if k[1].startswith("rollback")) // 2
-        if marked == len(run.divergences) and self._marked_axis.get(run.key) == x_key:
-            return
-        self._marked_axis[run.key] = x_key
-        for key in [k for k in items if k[1].startswith("rollback")]:
-            self.plots[key[0]].removeItem(items.pop(key))
-        for n, event in enumerate(run.divergences):
-            where = {"step": event.step, "tokens": event.tokens, "time": event.time}[x_key]
-            for metric in ("loss", "grad_norm"):
-                line = pg.InfiniteLine(where, angle=90, pen=pg.mkPen(
-                    "#d62728", width=1.5, style=Qt.PenStyle.DashLine),
-                    label="rollback" if metric == "loss" else None,
-                    labelOpts={"color": "#d62728", "position": 0.9})
-                line.setToolTip(f"Step {event.step}: {event.reason}")
-                self.plots[metric].addItem(line)
-                items[(metric, f"rollback{n}")] = line
+    def _decimated(self, run: RunSeries, column: str, x: np.ndarray, shown: slice,
+                   buckets: int, smoothing: float) -> tuple[np.ndarray, ...]:
+        """(raw x, raw y, line x, line y) of one training column, about two points per pixel
+        column. With smoothing the line is the EMA (extended incrementally) and the raw curve
+        stays behind it; without, the line is the raw values and there is no faint copy."""
+        values = run.train[column][shown]
+        # appending is the only change that keeps earlier points as they were
+        data_key = (run.key, column, shown.start, run.train.size > 0 and run.train["step"][0],
+                    len(run.divergences))
+        peaks = self._decimator(run.key, column, "raw").indices(values, buckets, data_key)
+        if smoothing <= 0:
+            return EMPTY, EMPTY, x[peaks], values[peaks]
+        cache = self._smoothed.setdefault((run.key, column), SmoothedCache())
+        line = cache.get(run.train[column], smoothing, (smoothing,) + data_key[3:])[shown]
+        line_peaks = self._decimator(run.key, column, "line").indices(  # a smooth line needs
+            line, buckets // 2, data_key + (smoothing,))  # fewer points
+        return x[peaks], values[peaks], x[line_peaks], line[line_peaks]
+
+    def _decimator(self, key: str, column: str, kind: str) -> PeakDecimator:
+        return self._decimators.setdefault((key, column, kind), PeakDecimator())
+
+    def _shown_slice(self, x: np.ndarray) -> slice:
+        """All points while following; once the user has zoomed, the points in view (and one
+        beyond each side), so a zoomed-in stretch is decimated on its own and shows its detail.
+        x (steps, tokens or time) only grows."""
+        if self.follower.following or not len(x):
+            return slice(None)
+        low, high = self.plots["loss"].vb.viewRange()[0]
+        start = max(0, int(np.searchsorted(x, low)) - 1)
+        return slice(start, int(np.searchsorted(x, high, side="right")) + 1)
+
+    def _view_moved(self) -> None:
+        """Redecimate for the new view (coalesced: a drag moves the view many times)."""
+        if not self.follower.following:
+            self._drawn.clear()
+            self._zoom_redraw.start()
 
     def csv_data(self) -> tuple[list[str], list[list]]:
-        """Every visible run's points in long form: one row per logged point."""
-        header = ["run", "split", "step", "tokens", "time_s", "loss", "lr", "grad_norm",
-                  "tokens_per_s", "val_loss", "perplexity", "bits"]
-        rows: list[list] = []
-        for run in self.runs:
-            if not run.visible:
-                continue
-            t = run.train
-            for i in range(t.size):
-                rows.append([run.name, "train", int(t["step"][i]), int(t["tokens"][i]),
-                             t["time"][i], t["loss"][i], t["lr"][i], t["grad_norm"][i],
-                             t["tok_s"][i], "", "", ""])
-            v = run.val
-            for i in range(v.size):
-                rows.append([run.name, "val", int(v["step"][i]), int(v["tokens"][i]),
-                             v["time"][i], "", "", "", "", v["val_loss"][i],
-                             v["perplexity"][i], v["bits"][i]])
-        columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in header]
-        return header, columns
+        return runs_csv([run for run in self.runs if run.visible])
 
     def point_count(self) -> int:
         return int(np.sum([run.train.size for run in self.runs if run.visible]))

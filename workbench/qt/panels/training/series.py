@@ -98,34 +98,66 @@ def ema(values: np.ndarray, smoothing: float) -> np.ndarray:
                    zi=[smoothing * values[0]])[0]
 
 
-def train_metric(series: RunSeries, metric: str) -> np.ndarray:
-    """A training column for a plot: loss-derived metrics come from the training loss."""
-    loss = series.train["loss"]
-    if metric == "perplexity":
-        return np.exp(np.minimum(loss, 700.0))
-    if metric == "bits":
-        return loss / math.log(2.0)
-    return series.train[metric]
+# Perplexity and bits are views of the training loss: exp(L) and L / ln 2. Both are monotonic,
+# so the loss's decimation picks the same points for them, and the smoothed perplexity is
+# exp(EMA of the loss), the perplexity of the smoothed mean loss (as perplexity is defined).
+LOSS_VIEWS = {
+    "loss": lambda loss: loss,
+    "perplexity": lambda loss: np.exp(np.minimum(loss, 700.0)),
+    "bits": lambda loss: loss / math.log(2.0),
+}
 
 
-def peak_decimate(x: np.ndarray, y: np.ndarray, buckets: int = 1024
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """At most 2·buckets points keeping each bucket's lowest and highest value (in order), so
-    spikes survive. pyqtgraph's own peak downsampling does the same at paint time, but it walks
-    the whole series on every update; decimating once here keeps a 100k-point redraw cheap."""
+def metric_source(metric: str):
+    """(training column, transform) that a plot's curve is drawn from."""
+    if metric in LOSS_VIEWS:
+        return "loss", LOSS_VIEWS[metric]
+    return metric, lambda values: values
+
+
+def peak_indices(y: np.ndarray, buckets: int = 1024) -> np.ndarray | slice:
+    """Indices of at most 2·buckets points keeping each bucket's lowest and highest value (in
+    order), so spikes survive. pyqtgraph's own peak downsampling does the same at paint time,
+    but it walks the whole series on every update; decimating once here keeps a 100k-point
+    redraw cheap."""
     n = len(y)
     if n <= 2 * buckets:
-        return x, y
-    size = n // buckets
-    used = size * buckets
-    blocks = y[:used].reshape(buckets, size)
+        return slice(None)
+    used = (n // buckets) * buckets
+    return np.concatenate([bucket_peaks(y[:used], buckets), np.arange(used, n)])
+
+
+def bucket_peaks(y: np.ndarray, buckets: int) -> np.ndarray:
+    """The low and the high of each of `buckets` equal buckets of y, in order of position."""
+    size = len(y) // buckets
+    blocks = y[: size * buckets].reshape(buckets, size)
     low, high = blocks.argmin(axis=1), blocks.argmax(axis=1)
-    first, second = np.minimum(low, high), np.maximum(low, high)
     base = np.arange(buckets) * size
     index = np.empty(2 * buckets, dtype=np.int64)
-    index[0::2], index[1::2] = base + first, base + second
-    index = np.concatenate([index, np.arange(used, n)])  # the newest points, undecimated
-    return x[index], y[index]
+    index[0::2], index[1::2] = base + np.minimum(low, high), base + np.maximum(low, high)
+    return index
+
+
+class PeakDecimator:
+    """`peak_indices` of a growing column, reusing the whole buckets of the previous call: while
+    the bucket size stays the same a new point changes only the undecimated tail, so a
+    100k-point update does not walk all 100k points again."""
+
+    def __init__(self) -> None:
+        self._key: tuple | None = None
+        self._index = np.empty(0, dtype=np.int64)
+
+    def indices(self, y: np.ndarray, buckets: int, key: tuple) -> np.ndarray | slice:
+        """`key` names the data (run, column, what changes it other than appending)."""
+        n = len(y)
+        if n <= 2 * buckets:
+            self._key = None
+            return slice(None)
+        size = n // buckets
+        if self._key != (key, buckets, size):
+            self._key = (key, buckets, size)
+            self._index = bucket_peaks(y[: size * buckets], buckets)
+        return np.concatenate([self._index, np.arange(size * buckets, n)])
 
 
 class SmoothedCache:
@@ -148,3 +180,23 @@ class SmoothedCache:
         self._key = key
         self._last = values[n - 1] if n else None
         return self._values
+
+
+def runs_csv(runs: list[RunSeries]) -> tuple[list[str], list[list]]:
+    """The runs' points in long form for CSV export: one row per logged point."""
+    header = ["run", "split", "step", "tokens", "time_s", "loss", "lr", "grad_norm",
+              "tokens_per_s", "val_loss", "perplexity", "bits"]
+    rows: list[list] = []
+    for run in runs:
+        t = run.train
+        for i in range(t.size):
+            rows.append([run.name, "train", int(t["step"][i]), int(t["tokens"][i]),
+                         t["time"][i], t["loss"][i], t["lr"][i], t["grad_norm"][i],
+                         t["tok_s"][i], "", "", ""])
+        v = run.val
+        for i in range(v.size):
+            rows.append([run.name, "val", int(v["step"][i]), int(v["tokens"][i]),
+                         v["time"][i], "", "", "", "", v["val_loss"][i],
+                         v["perplexity"][i], v["bits"][i]])
+    columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in header]
+    return header, columns

@@ -1,0 +1,97 @@
+"""The live curves with long series: decimation keeps spikes, ranges follow the data in steps
+(so axes are not laid out again at every point), a hand zoom stops following and shows the
+zoomed stretch in detail, and the Follow box brings the whole run back."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from workbench.core.events import StepLogged
+from workbench.qt.panels.training.curve_ranges import followed_x, followed_y
+from workbench.qt.panels.training.curves import CurvesView
+from workbench.qt.panels.training.series import PeakDecimator, RunSeries, peak_indices
+
+
+def logged(series: RunSeries, steps: range, loss=lambda step: 4.0 / (1 + step / 500)) -> None:
+    for step in steps:
+        series.add(StepLogged(step, loss(step), 1e-3, 0.5, False, 256 * step, 5e4, step / 10))
+
+
+@pytest.fixture
+def view(qtbot):
+    widget = CurvesView()
+    qtbot.addWidget(widget)
+    widget.resize(900, 500)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def test_peak_decimation_keeps_every_spike_and_the_newest_points():
+    y = np.ones(100_003)
+    y[[777, 50_001, 99_990]] = [9.0, -3.0, 7.0]
+    index = peak_indices(y, 256)
+    assert len(index) <= 2 * 256 + 2 * (100_003 // 256)
+    kept = y[index]
+    assert {9.0, -3.0, 7.0} <= set(kept)
+    assert np.all(np.diff(index) >= 0)  # in order, so the line is drawn left to right
+    assert index[-1] == 100_002
+
+
+def test_incremental_decimation_matches_decimating_from_scratch():
+    rng = np.random.default_rng(1)
+    y = rng.standard_normal(60_000)
+    decimator = PeakDecimator()
+    for n in (5_000, 5_001, 5_120, 30_000, 30_007, 60_000):
+        assert np.array_equal(decimator.indices(y[:n], 512, ("run", "loss")),
+                              peak_indices(y[:n], 512))
+    # other data under the same length (a rollback, another column) must not reuse buckets
+    assert np.array_equal(decimator.indices(-y, 512, ("run", "lr")), peak_indices(-y, 512))
+
+
+def test_ranges_move_only_when_the_data_leaves_them_or_fills_too_little():
+    assert followed_x(0, 100, (0, 125)) == (0, 125)  # fits: unchanged
+    low, high = followed_x(0, 130, (0, 125))  # left it: refit with room on the right
+    assert low == 0 and high > 130
+    assert followed_x(0, 10, (0, 125)) != (0, 125)  # a tenth of it: refit
+    assert followed_y(1.5, 4.0, (1.0, 4.5)) == (1.0, 4.5)
+    low, high = followed_y(0.8, 4.0, (1.0, 4.5))
+    assert low < 0.8 and high > 4.0
+
+
+def test_new_points_inside_the_range_leave_the_axes_alone(qtbot, view):
+    series = RunSeries("run", "run", "#0072B2")
+    logged(series, range(1, 2001))
+    view.set_runs([series])
+    loss_box = view.plots["loss"].vb
+    before = loss_box.viewRange()
+    x_low, x_high = before[0]
+    assert x_low <= 1 and x_high >= 2000  # the whole run is in view
+    logged(series, range(2001, 2101))  # inside the headroom
+    view.redraw()
+    assert loss_box.viewRange() == before
+    logged(series, range(2101, 4001))  # far past it
+    view.redraw()
+    assert loss_box.viewRange()[0][1] >= 4000
+
+
+def test_zooming_stops_following_shows_detail_and_follow_fits_again(qtbot, view):
+    series = RunSeries("run", "run", "#0072B2")
+    logged(series, range(1, 100_001), loss=lambda step: 2.0 + 0.5 * np.sin(step / 7.0))
+    view.set_runs([series])
+    smooth = view._items["run"][("loss", "raw")]
+    assert len(smooth.getData()[0]) < 3000  # decimated for the whole run
+    box = view.plots["loss"].vb
+    box.setXRange(50_000, 50_300, padding=0)
+    box.sigRangeChangedManually.emit([True, False])  # what a mouse drag or wheel emits
+    assert not view.follow.isChecked()
+    qtbot.waitUntil(lambda: smooth.getData()[0][0] >= 49_990, timeout=2000)
+    x, _ = smooth.getData()
+    assert x[0] <= 50_000 and x[-1] >= 50_300 and len(x) >= 300  # every point of the stretch
+    logged(series, range(100_001, 100_101))
+    view.redraw()
+    assert box.viewRange()[0] == pytest.approx([50_000, 50_300])  # new points do not move it
+    view.follow.setChecked(True)
+    low, high = box.viewRange()[0]
+    assert low <= 1 and high >= 100_100
