@@ -76,11 +76,15 @@ def test_activation_text_colours_low_and_high_differently():
 
 def test_snapshots_arriving_quickly_refresh_once_now_and_once_with_the_latest(qtbot, panel,
                                                                             monkeypatch):
-    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.3)
+    # a long interval, so a slow machine cannot let the burst through; then time "passes"
+    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 60.0)
     probes = panel.controller.backend.inspection.probes
     publish(qtbot, panel, 100)
     for step in (200, 300, 400):
         panel.controller.set_snapshot(snapshot(step))
     assert [p[0] for p in probes] == [100]  # throttled: training keeps the CPU
+    timer = panel.probe_bar._auto_timer
+    assert timer.isActive() and timer.remainingTime() > 50_000  # the rest of the interval
+    timer.start(1)
     qtbot.waitUntil(lambda: int(panel.trace.extras["step"]) == 400, timeout=3000)
     assert [p[0] for p in probes] == [100, 400]
