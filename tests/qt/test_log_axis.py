@@ -3,6 +3,8 @@ ranges narrower than two decades, and every log plot of the app uses them."""
 
 from __future__ import annotations
 
+import math
+
 import pyqtgraph as pg
 from PySide6.QtGui import QImage, QPainter
 
@@ -70,6 +72,18 @@ def test_a_range_under_two_decades_labels_one_two_five_steps(qtbot):
     texts = [text for text, _ in drawn_labels(plot.getAxis("left"))]
     assert {"2", "5"} <= set(texts)
     assert "1" not in texts  # below the view
+
+
+def test_a_range_without_any_step_labels_round_values_with_their_decimals(qtbot):
+    plot = shown_plot(qtbot, pg.PlotWidget(axisItems=log_axes("left")), height=300)
+    plot.setLogMode(y=True)
+    plot.setYRange(math.log10(1.55), math.log10(1.75), padding=0)  # a loss late in a run
+    labels = drawn_labels(plot.getAxis("left"))
+    texts = [text for text, _ in labels]
+    assert len(texts) >= 3, texts
+    assert all(1.55 - 1e-9 <= float(t) <= 1.75 + 1e-9 for t in texts), texts
+    assert "1.60" in texts and "1.70" in texts  # two decimals: the step is 0.05
+    assert_no_overlap(labels)
 
 
 def test_a_long_range_on_a_short_axis_thins_the_decade_labels(qtbot):
