@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from workbench.app.window import build_window, settle
 from workbench.core.config.tokenizer import TokenizerConfig
-from workbench.qt.panels.corpus.text_preview import WINDOW_CHARS
+from workbench.qt.panels.corpus.text_preview import WINDOW_CHARS, TextPreview
 
 GOOD = "The cat sat on the mat.\nThe dog sat on the log.\n" * 50
 
@@ -138,6 +138,22 @@ def test_find_reaches_text_beyond_the_shown_window_and_wraps(qtbot, window, tmp_
     assert preview.find_previous() and preview.view.textCursor().selectedText() == "needle"
     preview.find_box.setText("absent words")
     assert not preview.find_next() and "No match" in preview.status.text()
+
+
+def test_a_miss_in_a_large_corpus_is_searched_in_slices_between_events(qtbot):
+    preview = TextPreview()
+    qtbot.addWidget(preview)
+    text = "All work and no play makes Jack a dull boy.\n" * 1_200_000  # 52 MB
+    preview.set_corpus(text + "The needle.\n", [("big", 0)])
+    preview.find_box.setText("absent words")
+    assert not preview.find_next()  # returned after one slice, not after all 52 MB
+    assert "Searching for 'absent words'" in preview.status.text()
+    qtbot.waitUntil(lambda: "No match" in preview.status.text(), timeout=30_000)
+    preview.find_box.setText("NEEDLE")
+    preview.find_next()
+    qtbot.waitUntil(lambda: "found" in preview.status.text(), timeout=30_000)
+    assert preview.view.textCursor().selectedText() == "needle"
+    assert preview.start > len(text) - WINDOW_CHARS  # the window moved to the end
 
 
 def test_tokenizer_settings_retokenize_with_words(qtbot, window, tmp_path):

@@ -2,13 +2,16 @@
 
 A text editor widget slows down badly with tens of megabytes in it, so the view holds at most
 `WINDOW_CHARS` characters of the corpus at a time. Find searches the whole corpus text (case
-insensitive) and moves the window to the hit, so every occurrence can be reached.
+insensitive) and moves the window to the hit, so every occurrence can be reached. The search
+runs a slice at a time between events (core/corpus/text_search.py), so a miss in 100 MB does
+not freeze the window; the status line shows how far it has got.
 """
 
 from __future__ import annotations
 
-import re
+import time
 
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -21,8 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.corpus.text_search import search_steps
+
 WINDOW_CHARS = 200_000
-BACK_SEARCH_CHUNK = 1 << 20
+SEARCH_SLICE_S = 0.025  # searched per turn of the event loop; the rest waits for the next
 
 
 def _utf16_len(text: str) -> int:
@@ -36,6 +41,9 @@ class TextPreview(QWidget):
         self.text = ""
         self.start = 0  # where the shown window begins in `self.text`
         self.doc_starts: list[int] = []
+        self._search = None  # (generator, query) of a search still going on
+        self._search_timer = QTimer(self, singleShot=True, interval=0)
+        self._search_timer.timeout.connect(self._continue_search)
         self.documents = QComboBox()
         self.documents.setToolTip("Jump to the start of a document")
         self.documents.activated.connect(self._jump_to_document)
@@ -65,6 +73,7 @@ class TextPreview(QWidget):
     def set_corpus(self, text: str, documents: list[tuple[str, int]]) -> None:
         """Show `text`; `documents` are (name, start offset) pairs for the jump list."""
         self.text = text
+        self._search = None
         self.documents.clear()
         self.doc_starts = [start for _, start in documents]
         for name, _ in documents:
@@ -119,38 +128,37 @@ class TextPreview(QWidget):
         return self._find(backward=True)
 
     def _find(self, backward: bool) -> bool:
+        """Start a search from the selection; True if it found a match at once, False if it
+        found none or goes on in the background (the status line says which)."""
         query = self.find_box.text()
         if not query or not self.text:
             return False
-        pattern = re.compile(re.escape(query), re.IGNORECASE)
         begin, end = self._cursor_offset()
-        span = len(query)
-        hit = (self._search_back(pattern, begin, span) if backward
-               else pattern.search(self.text, end))
-        wrapped = hit is None
-        if wrapped:  # go round the end of the corpus
-            hit = (self._search_back(pattern, len(self.text), span) if backward
-                   else pattern.search(self.text, 0))
+        self._search = (search_steps(self.text, query, begin, end, backward), query)
+        return self._continue_search()
+
+    def _continue_search(self) -> bool:
+        if self._search is None:
+            return False
+        steps, query = self._search
+        deadline = time.monotonic() + SEARCH_SLICE_S
+        try:
+            while True:
+                done = next(steps)
+                if time.monotonic() > deadline:
+                    self.status.setText(f"Searching for '{query}'… {done:.0%}")
+                    self._search_timer.start()
+                    return False
+        except StopIteration as finished:
+            hit = finished.value
+        self._search = None
         if hit is None:
             self.status.setText(f"No match for '{query}' in the corpus.")
             return False
-        self._select(hit.start(), hit.end() - hit.start())
-        where = f"at character {hit.start():,}" + (" (wrapped around)" if wrapped else "")
+        self._select(hit.start, hit.end - hit.start)
+        where = f"at character {hit.start:,}" + (" (wrapped around)" if hit.wrapped else "")
         self.status.setText(f"'{query}' found {where}.")
         return True
-
-    def _search_back(self, pattern: re.Pattern, before: int, span: int):
-        """The last match ending at or before `before`, looking back a megabyte at a time."""
-        stop = before
-        while stop > 0:
-            lo = max(0, stop - BACK_SEARCH_CHUNK)
-            last = None  # regions overlap by `span` so a match across a boundary is found
-            for last in pattern.finditer(self.text, lo, min(before, stop + span)):  # noqa: B007
-                pass
-            if last is not None:
-                return last
-            stop = lo
-        return None
 
     def _jump_to_document(self, index: int) -> None:
         if 0 <= index < len(self.doc_starts):
