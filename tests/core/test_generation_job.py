@@ -7,7 +7,7 @@ import pytest
 
 from tests.core.generation_fixtures import BigramModel, abc_tokenizer, bigram_table
 from workbench.core.config.generation import GenerationConfig
-from workbench.core.events import JobFinished, TokenGenerated
+from workbench.core.events import JobFinished, Progress, TokenGenerated
 from workbench.core.generation.generate import generation_job
 from workbench.core.jobs import JobControl, UserFacingError, drive
 
@@ -71,6 +71,16 @@ def test_end_token_stops():
 def test_beam_streams_its_best_sequence():
     tokens, result, _ = run(GenerationConfig(strategy="beam", beam_width=3, max_tokens=5))
     assert len(tokens) == 5 and result.text == "".join(t.text for t in tokens)
+
+
+def test_beam_reports_progress_and_its_best_beam_while_it_searches():
+    _, result, events = run(GenerationConfig(strategy="beam", beam_width=3, max_tokens=40))
+    progress = [e for e in events if isinstance(e, Progress)]
+    assert progress and progress[0].done == 1 and progress[0].total == 40
+    assert "Beam search: 1 of 40 tokens" in progress[0].message
+    assert "best so far …'" in progress[0].message  # the leading beam's text, quoted
+    assert events.index(progress[-1]) < min(i for i, e in enumerate(events)
+                                            if isinstance(e, TokenGenerated))
 
 
 def test_stepper_carries_state_instead_of_rerunning_the_prompt():

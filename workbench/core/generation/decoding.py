@@ -7,7 +7,7 @@ penalty are not in the seeds (D5); they follow Holtzman et al. 2020 and Wu et al
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,20 +129,38 @@ def length_normalised(log_prob: float, length: int, alpha: float) -> float:
 def beam_search(first_logits: np.ndarray, first_state: Any, step: StepFn, width: int,
                 max_tokens: int, length_penalty: float = 1.0,
                 eos_id: int | None = None,
-                should_stop: Callable[[Sequence[int]], bool] | None = None,
-                check: Callable[[], None] | None = None) -> list[Beam]:
+                should_stop: Callable[[Sequence[int]], bool] | None = None) -> list[Beam]:
+    """`beam_search_steps` run to the end: the beams, best first."""
+    steps = beam_search_steps(first_logits, first_state, step, width, max_tokens,
+                              length_penalty, eos_id, should_stop)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def _ranked(beams: list[Beam], length_penalty: float) -> list[Beam]:
+    return sorted(beams, key=lambda b: -length_normalised(b.log_prob, len(b.tokens),
+                                                           length_penalty))
+
+
+def beam_search_steps(first_logits: np.ndarray, first_state: Any, step: StepFn, width: int,
+                      max_tokens: int, length_penalty: float = 1.0,
+                      eos_id: int | None = None,
+                      should_stop: Callable[[Sequence[int]], bool] | None = None
+                      ) -> Generator[Beam, None, list[Beam]]:
     """Keep the `width` best continuations by length-normalised log probability.
 
     `step(state, token)` feeds one token and returns the next logits and state. A beam ends
-    when it emits `eos_id`, when `should_stop(tokens)` says so, or at `max_tokens`. Returns the
+    when it emits `eos_id`, when `should_stop(tokens)` says so, or at `max_tokens`. Yields the
+    best beam after each token (so a job can report, and be stopped, between them); returns the
     beams best first.
     """
     if width < 1:
         raise ValueError(f"Beam width must be at least 1 (got {width}).")
     beams = [Beam([], 0.0, first_state, np.asarray(first_logits))]
     for _ in range(max_tokens):
-        if check is not None:
-            check()
         candidates: list[tuple[float, Beam, int, float]] = []
         for beam in beams:
             if beam.finished:
@@ -171,5 +189,5 @@ def beam_search(first_logits: np.ndarray, first_state: Any, step: StepFn, width:
         beams = next_beams
         if all(b.finished for b in beams):
             break
-    beams.sort(key=lambda b: -length_normalised(b.log_prob, len(b.tokens), length_penalty))
-    return beams
+        yield _ranked(beams, length_penalty)[0]
+    return _ranked(beams, length_penalty)

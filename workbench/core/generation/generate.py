@@ -16,12 +16,14 @@ from typing import Any
 import numpy as np
 
 from workbench.core.config.generation import GenerationConfig
-from workbench.core.events import Event, JobFinished, TokenGenerated
+from workbench.core.corpus.text_chunks import Pacer
+from workbench.core.events import Event, JobFinished, Progress, TokenGenerated
 from workbench.core.generation import decoding
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
 
 BOS, EOS = 2, 3
 ALTERNATIVES = 5
+BEAM_REPORTS_HZ = 10
 
 
 @dataclass(frozen=True)
@@ -152,11 +154,24 @@ def _beam(steps, logits, state, tokenizer, prompt, config, control):
     def should_stop(tokens) -> bool:
         return _stop_text(config, tokenizer.decode(tokens)) >= 0
 
-    beams = decoding.beam_search(logits, state, steps.step, config.beam_width,
-                                 config.max_tokens, config.length_penalty, eos_id=EOS,
-                                 should_stop=should_stop if config.stop_sequence else None,
-                                 check=control.check)
-    best = beams[0]
+    search = decoding.beam_search_steps(logits, state, steps.step, config.beam_width,
+                                        config.max_tokens, config.length_penalty, eos_id=EOS,
+                                        should_stop=should_stop if config.stop_sequence else None)
+    # the tokens of a beam are only final at the end: meanwhile the console shows how far the
+    # search is and the best beam so far, a few times a second
+    pacer = Pacer(BEAM_REPORTS_HZ)
+    while True:
+        try:
+            leader = next(search)
+        except StopIteration as done:
+            best = done.value[0]
+            break
+        control.check()
+        if pacer.due():
+            so_far = tokenizer.decode([t for t in leader.tokens if t != EOS])
+            yield Progress(len(leader.tokens), config.max_tokens,
+                           f"Beam search: {len(leader.tokens)} of {config.max_tokens} tokens; "
+                           f"best so far …{so_far[-60:]!r}")
     text = ""
     for index, (token, step_logits) in enumerate(zip(best.tokens, best.steps, strict=True)):
         piece, text = ("", text) if token == EOS else _piece(tokenizer, best.tokens[:index + 1],

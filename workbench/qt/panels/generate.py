@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.config.generation import GenerationConfig
-from workbench.core.events import TokenGenerated
+from workbench.core.events import Progress, TokenGenerated
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, row
 from workbench.qt.widgets.checkpoint_open import ask_checkpoint_path, open_checkpoint
@@ -218,6 +218,8 @@ class GeneratePanel(Panel):
         if self._generating and isinstance(event, TokenGenerated):
             self.tokens.append(event)
             self._dirty = True
+        elif self._generating and isinstance(event, Progress):  # a beam search under way
+            self.info.setText(event.message)
 
     def _on_done(self, result: Any) -> None:
         self._finish()
