@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pyqtgraph.util.garbage_collector import GarbageCollector
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -32,6 +33,12 @@ class MainWindow(QMainWindow):
         settings: QSettings | None = None,
     ) -> None:
         super().__init__()
+        # Python's cycle collector runs on whichever thread allocates when it is due; if that
+        # is a job thread and the garbage holds Qt objects (a closed dialog, a menu), their
+        # C++ destructors run there and deadlock against the GUI thread (seen: a window left
+        # by one test collected inside the next one's model summary). pyqtgraph's collector
+        # turns automatic collection off and collects on a GUI-thread timer instead.
+        self._garbage_collector = GarbageCollector(interval=1.0)
         self.controller = controller
         self.settings = settings or QSettings()
         self.recent = RecentFiles(self.settings)
