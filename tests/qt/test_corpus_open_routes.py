@@ -7,18 +7,8 @@ from unittest import mock
 
 import pytest
 
-from workbench.app.window import build_window
-
 TEXT = "Café crème, déjà vu, naïve.\n" * 30
 DIALOGS = "PySide6.QtWidgets.QFileDialog"  # the class itself: every module that asks sees the stub
-
-
-@pytest.fixture
-def window(qtbot, settings):
-    window = build_window(settings)
-    qtbot.addWidget(window)
-    window.show()
-    return window
 
 
 @pytest.fixture

@@ -9,19 +9,11 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QMessageBox
 
-from workbench.app.window import build_window, settle
+from workbench.app.window import settle
 from workbench.core.config.tokenizer import TokenizerConfig
 from workbench.qt.panels.corpus.text_preview import WINDOW_CHARS, TextPreview
 
 GOOD = "The cat sat on the mat.\nThe dog sat on the log.\n" * 50
-
-
-@pytest.fixture
-def window(qtbot, settings):
-    window = build_window(settings)
-    qtbot.addWidget(window)
-    window.show()
-    return window
 
 
 def load(qtbot, window, path, **options) -> None:
