@@ -159,13 +159,24 @@ def window_run(app, window, tokens, config, training) -> dict:
     probe = Probe()
     panel = window.panels["training"]
     panel.timer.start()  # the curves redraw at ~30 Hz as they would while training
+    # The GUI thread waits in an event loop as in the app (app.exec()), not in a polling loop:
+    # polling every millisecond took the GIL a thousand times a second from the job thread.
+    from PySide6.QtCore import QEventLoop
+
+    loop = QEventLoop()
+
+    def on_busy(busy: bool) -> None:
+        if not busy:
+            loop.quit()
+
+    controller.jobs.busy_changed.connect(on_busy)
     assert controller.run_job(spec)
     probe.timer.start()
-    while controller.jobs.busy:
-        app.processEvents()
-        time.sleep(0.001)
+    if controller.jobs.busy:
+        loop.exec()
     probe.timer.stop()
     panel.timer.stop()
+    controller.jobs.busy_changed.disconnect(on_busy)
     controller.job_event.disconnect(on_event)
     (t0, n0), (t1, n1) = received[1], received[-1]  # from the 2nd log: set-up left out
     return {"tok_s": (n1 - n0) / (t1 - t0), **probe.stats()}
