@@ -28,9 +28,9 @@ def _no_leaked_threads(request):
         from workbench.qt.job_runner import LIVE_THREADS
 
         qt_running = [t.objectName() for t in list(LIVE_THREADS) if _qt_thread_running(t)]
-    # A window turns automatic collection off (MainWindow: Qt objects are collected on the GUI
-    # thread only); collect each test's garbage here, on the main thread, so none of it waits
-    # for the next test's worker threads.
+    # A window collects cycles on the GUI thread only (workbench/qt/gui_thread_gc.py); collect
+    # each test's garbage here, on the main thread, so none of it is left for a collection
+    # on the next test's worker threads.
     gc.collect()
     assert not still, f"test left Python threads running: {still}"
     assert not qt_running, f"test left job threads running: {qt_running}"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pyqtgraph.util.garbage_collector import GarbageCollector
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from workbench import __version__
 from workbench.qt.controller import WorkbenchController
+from workbench.qt.gui_thread_gc import GuiThreadCollector
 from workbench.qt.job_status import JobStatusWidget
 from workbench.qt.panel import AREAS, Panel
 from workbench.qt.recent_files import RecentFiles
@@ -33,12 +33,8 @@ class MainWindow(QMainWindow):
         settings: QSettings | None = None,
     ) -> None:
         super().__init__()
-        # Python's cycle collector runs on whichever thread allocates when it is due; if that
-        # is a job thread and the garbage holds Qt objects (a closed dialog, a menu), their
-        # C++ destructors run there and deadlock against the GUI thread (seen: a window left
-        # by one test collected inside the next one's model summary). pyqtgraph's collector
-        # turns automatic collection off and collects on a GUI-thread timer instead.
-        self._garbage_collector = GarbageCollector(interval=1.0)
+        # Cycle collection on the GUI thread only, and cheap: see gui_thread_gc.py.
+        self.collector = GuiThreadCollector(self)
         self.controller = controller
         self.settings = settings or QSettings()
         self.recent = RecentFiles(self.settings)
@@ -250,6 +246,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.controller.shutdown()
+        self.collector.stop()
         super().closeEvent(event)
 
 
