@@ -25,7 +25,7 @@ from PySide6.QtCore import QObject, QTimer
 
 CHECK_INTERVAL_MS = 1000
 # Freeze again once this many modules have been imported since the last freeze: imports are
-# where long-lived objects come from in bulk (torch alone is ~1,500 modules).
+# where long-lived objects come from in bulk (importing torch adds ~1,050 modules).
 IMPORT_BURST_MODULES = 100
 
 
