@@ -277,9 +277,6 @@ def redraw_cost(repeats: int = 20) -> None:
 def quality(minutes: float, names: list[str] | None = None) -> None:
     """Validation loss after `minutes` of each preset (or the named ones), and of the plain
     loop given the same minutes, on this CPU."""
-    import tempfile
-    from pathlib import Path
-
     from workbench.core.cpu_threads import choose_threads
     from workbench.core.events import EvalLogged
     from workbench.core.jobs import JobControl, JobSpec, drive
@@ -288,11 +285,7 @@ def quality(minutes: float, names: list[str] | None = None) -> None:
     from workbench.core.training.evaluation import evaluate
     from workbench.core.training.recipe import load_recipe
     from workbench.core.training.recipe_run import recipe_train_steps
-    from workbench.core.training.runs import new_run_dir
 
-    # The runs go to a folder of their own, not the user's run list; kept to open afterwards.
-    out = Path(tempfile.mkdtemp(prefix="workbench-quality-"))
-    print(f"run folders in {out} (open one in the Training panel to see its curves)")
     rows = []
     for preset in sorted(resource_path("recipes").glob("*.toml")):
         if names and preset.stem not in names:
@@ -300,8 +293,7 @@ def quality(minutes: float, names: list[str] | None = None) -> None:
         recipe = load_recipe(preset)
         control = JobControl()
         best, start = None, time.perf_counter()
-        run_dir = new_run_dir(recipe.name, out)
-        spec = JobSpec(recipe.name, lambda c, r=recipe, d=run_dir: recipe_train_steps(r, c, d))
+        spec = JobSpec(recipe.name, lambda c, r=recipe: recipe_train_steps(r, c))
         for event in drive(spec, control):
             if isinstance(event, EvalLogged):
                 best = event
@@ -336,6 +328,15 @@ def main() -> None:
     parser.add_argument("--presets", help="with --quality: comma-separated preset names")
     parser.add_argument("--redraw-only", action="store_true", help="only the curve redraw")
     args = parser.parse_args()
+    # Every run the benchmark starts (window runs, presets) goes to a folder of its own, not
+    # the user's run list; kept, to open in the Training panel afterwards.
+    import tempfile
+
+    from workbench.core.training.runs import RUNS_ENV
+
+    if not os.environ.get(RUNS_ENV):
+        os.environ[RUNS_ENV] = tempfile.mkdtemp(prefix="workbench-bench-runs-")
+    print(f"run folders in {os.environ[RUNS_ENV]}")
     if args.quality:
         quality(args.quality, args.presets.split(",") if args.presets else None)
         return
