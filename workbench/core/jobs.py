@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import threading
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from workbench.core.events import (
     TERMINAL_EVENTS,
@@ -26,6 +27,17 @@ from workbench.core.events import (
 )
 
 Job = Callable[["JobControl"], Iterator[Event]]
+Result = TypeVar("Result")
+
+
+def run_to_end(steps: Generator[Any, None, Result]) -> Result:
+    """What a step generator returns, its yields ignored: the plain call (for scripts, tests
+    and the CLI) of work that a job runs step by step."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
 
 
 class JobCancelledError(Exception):

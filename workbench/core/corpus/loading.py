@@ -26,7 +26,7 @@ from workbench.core.corpus import encodings
 from workbench.core.corpus.statistics import CorpusStats, statistics_steps
 from workbench.core.corpus.text_chunks import Pacer
 from workbench.core.events import Event, JobFinished, Notice, Progress
-from workbench.core.jobs import JobSpec, UserFacingError
+from workbench.core.jobs import JobSpec, UserFacingError, run_to_end
 
 READ_CHUNK = 1 << 20
 DEFAULT_GLOB = "*.txt *.md"
@@ -277,8 +277,4 @@ def load_corpus(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str | None
                 ) -> Corpus:
     """Load without a job (scripts, the headless CLI); raises UserFacingError on bad input."""
     steps = load_corpus_steps(path, glob=glob, encoding=encoding)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as stop:
-            return stop.value
+    return run_to_end(steps)

@@ -18,6 +18,7 @@ import numpy as np
 
 from workbench.core.corpus.text_chunks import Pacer, text_chunks
 from workbench.core.events import Event, Progress
+from workbench.core.jobs import run_to_end
 
 WORD = re.compile(r"\w+(?:'\w+)*")
 TOP_WORDS = 200
@@ -100,8 +101,4 @@ def statistics_steps(documents: Sequence[str]) -> Generator[Event, None, CorpusS
 def corpus_statistics(documents: Sequence[str]) -> CorpusStats:
     """The same numbers without a job (scripts and tests)."""
     steps = statistics_steps(documents)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as stop:
-            return stop.value
+    return run_to_end(steps)

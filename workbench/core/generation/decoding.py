@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from workbench.core.jobs import run_to_end
+
 
 def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     """p_i = exp(z_i / T) / sum_j exp(z_j / T), computed stably in float64."""
@@ -133,11 +135,7 @@ def beam_search(first_logits: np.ndarray, first_state: Any, step: StepFn, width:
     """`beam_search_steps` run to the end: the beams, best first."""
     steps = beam_search_steps(first_logits, first_state, step, width, max_tokens,
                               length_penalty, eos_id, should_stop)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value
+    return run_to_end(steps)
 
 
 def _ranked(beams: list[Beam], length_penalty: float) -> list[Beam]:

@@ -119,12 +119,8 @@ def peak_indices(y: np.ndarray, buckets: int = 1024) -> np.ndarray | slice:
     """Indices of at most 2·buckets points keeping each bucket's lowest and highest value (in
     order), so spikes survive. pyqtgraph's own peak downsampling does the same at paint time,
     but it walks the whole series on every update; decimating once here keeps a 100k-point
-    redraw cheap."""
-    n = len(y)
-    if n <= 2 * buckets:
-        return slice(None)
-    used = (n // buckets) * buckets
-    return np.concatenate([bucket_peaks(y[:used], buckets), np.arange(used, n)])
+    redraw cheap. (The panel keeps a PeakDecimator per curve; this is one used once.)"""
+    return PeakDecimator().indices(y, buckets, ())
 
 
 def bucket_peaks(y: np.ndarray, buckets: int) -> np.ndarray:
