@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from workbench.core.events import Event, JobFinished, TokenGenerated
+from workbench.core.events import Event, JobFinished, Progress, TokenGenerated
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
 from workbench.core.snapshot import Snapshot
 from workbench.core.trace import LayerTrace, Trace
@@ -97,6 +97,9 @@ class FakeInspection:
         words = ["the", " king", " is", " dead", "."]
 
         def job(control: JobControl) -> Iterator[Event]:
+            if config.strategy == "beam":  # as the real job: progress while the beams grow
+                yield Progress(1, config.max_tokens,
+                               f"Beam search: 1 of {config.max_tokens} tokens; best so far '<the'")
             for i, w in enumerate(words[: config.max_tokens]):
                 yield TokenGenerated(i, 10 + i, w, 0.5 / (i + 1), 1.0 + i, i,
                                      ((w, 0.5 / (i + 1)), ("x", 0.1)))

@@ -131,3 +131,20 @@ def test_generate_waits_for_a_running_probe_instead_of_failing(qtbot, panel):
         release.set()
     qtbot.waitUntil(lambda: panel.history_list.count() == 1, timeout=5000)
     assert panel.generated_text() == "the king is dead."
+
+
+def test_beam_search_shows_its_progress_then_the_hint_again(qtbot, panel):
+    import dataclasses
+
+    from workbench.core.events import Progress
+    from workbench.qt.panels.generate import HINT
+
+    panel.controller.set_snapshot(snapshot())
+    panel.form.set_config(dataclasses.replace(panel.form.config(), strategy="beam"))
+    shown = []  # the line as the user sees it after each progress event
+    panel.controller.queries.event.connect(
+        lambda event: shown.append(panel.info.text()) if isinstance(event, Progress) else None)
+    generate(qtbot, panel)
+    assert shown and "Beam search: 1 of" in shown[0]
+    assert "&lt;the" in shown[0]  # generated text is not read as markup
+    assert panel.info.text() == HINT  # no stale progress line once it is done

@@ -10,6 +10,7 @@ generation goes into the history.
 from __future__ import annotations
 
 import dataclasses
+import html
 from typing import Any, ClassVar
 
 from PySide6.QtCore import Qt, QTimer, Slot
@@ -38,6 +39,8 @@ from workbench.qt.widgets.config_form import ConfigForm
 from workbench.qt.widgets.token_stream import TokenStreamView, describe
 
 SAMPLING = ("sample", "top-k", "top-p")
+HINT = ("Hover a token for its probability and alternatives; click it to re-sample from there. "
+        "Orange: how unlikely each token was.")
 USES = {"temperature": SAMPLING, "seed": SAMPLING, "top_k": ("top-k",), "top_p": ("top-p",),
         "beam_width": ("beam",), "length_penalty": ("beam",)}
 
@@ -86,8 +89,7 @@ class GeneratePanel(Panel):
         self.output = TokenStreamView()
         self.output.hovered.connect(self.show_token)
         self.output.clicked.connect(self.resample_from)
-        self.info = QLabel("Hover a token for its probability and alternatives; click it to "
-                           "re-sample from there. Orange: how unlikely each token was.")
+        self.info = QLabel(HINT)
         self.info.setWordWrap(True)
         self.info.setTextFormat(Qt.TextFormat.RichText)
         self.history_list = QListWidget()
@@ -219,7 +221,7 @@ class GeneratePanel(Panel):
             self.tokens.append(event)
             self._dirty = True
         elif self._generating and isinstance(event, Progress):  # a beam search under way
-            self.info.setText(event.message)
+            self.info.setText(html.escape(event.message))  # the label is rich text
 
     def _on_done(self, result: Any) -> None:
         self._finish()
@@ -239,6 +241,7 @@ class GeneratePanel(Panel):
         self._dirty = True
         self._redraw()
         self.stop_button.setEnabled(False)
+        self.info.setText(HINT)  # not the last progress or waiting line
         self._show_source()
 
     # --- output -------------------------------------------------------------------------------
