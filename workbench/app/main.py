@@ -1,5 +1,6 @@
-"""Entry point: `workbench [PATH]`, `workbench --screenshot out.png [--panel NAME]`,
-`workbench --list-panels`, `workbench --version`, and the headless `workbench train RECIPE`."""
+"""Entry point: `workbench [PATH]`, `workbench --follow RUN_DIR`, `workbench --screenshot out.png
+[--panel NAME]`, `workbench --list-panels`, `workbench --version`, and the headless
+`workbench train RECIPE`."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--screenshot", metavar="OUT.png", help="render offscreen to a PNG, exit")
     parser.add_argument("--panel", metavar="NAME", help="with --screenshot: only this panel")
     parser.add_argument("--list-panels", action="store_true", help="print the panel names")
+    parser.add_argument("--follow", metavar="RUN_DIR", action="append",
+                        help="watch a run folder another process writes (a headless or "
+                        "torchrun run, a folder synced from a server); may be repeated")
     parser.add_argument(
         "--no-default-corpus", action="store_true", help="start without loading a corpus"
     )
@@ -74,8 +78,11 @@ def run_gui(args: argparse.Namespace) -> int:
     window.show()
     if not args.screenshot:
         preload_heavy_modules()
+    for run_dir in args.follow or ():
+        window.show_panel("training")
+        window.controller.follow_run(str(Path(run_dir).expanduser()))
     path = args.path
-    if path is None and not args.no_default_corpus:
+    if path is None and not args.no_default_corpus and not args.follow:
         from workbench.core.resources import default_corpus_path
 
         path = str(default_corpus_path())

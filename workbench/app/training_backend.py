@@ -104,6 +104,21 @@ class TrainingBackend:
 
         return JobSpec(f"Opening {kind} checkpoint", job)
 
+    def follow_job(self, run_dir: str | Path, wake=None, poll_s: float | None = None
+                   ) -> JobSpec:
+        """Follow a run folder another process writes: its new lines (`RunGrew`) and each new
+        checkpoint as a snapshot (`CheckpointLoaded`), until stopped. `wake` (a
+        threading.Event) makes it look at once instead of at the next poll."""
+
+        def job(control: JobControl) -> Iterator[Event]:
+            from workbench.app.inspection_backend import snapshot_from_checkpoint
+            from workbench.core.training.run_follow import POLL_S, follow_run_steps
+
+            yield from follow_run_steps(run_dir, control, snapshot_from_checkpoint, wake,
+                                        POLL_S if poll_s is None else poll_s)
+
+        return JobSpec(f"Following {Path(run_dir).name}", job)
+
     # --- recipes and run folders ----------------------------------------------------------------
 
     def load_recipe(self, path: str | Path) -> Recipe:

@@ -144,6 +144,29 @@ class CheckpointSaved(Event):
 
 
 @dataclass(frozen=True)
+class RunGrew(Event):
+    """Lines another process added to a followed run folder (core/training/run_follow.py)."""
+
+    run_dir: str
+    name: str
+    events: tuple[Event, ...] = ()
+    samples: tuple[SampleGenerated, ...] = ()
+    skipped_lines: int = 0
+    restarted: bool = False  # the files were rewritten: these replace everything read before
+
+
+@dataclass(frozen=True)
+class CheckpointLoaded(Event):
+    """A followed run wrote a new checkpoint; `snapshot` holds its weights for inspection."""
+
+    run_dir: str
+    kind: str  # "latest" | "best"
+    step: int
+    max_steps: int
+    snapshot: Any  # workbench.core.snapshot.Snapshot
+
+
+@dataclass(frozen=True)
 class EpochEnded(Event):
     """End of an epoch (word-vector training, or a pass over the corpus)."""
 

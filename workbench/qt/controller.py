@@ -12,14 +12,23 @@ into core jobs. Tests pass a fake one.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from workbench.core.events import Event, JobCancelled, JobFailed, JobFinished, Notice
+from workbench.core.events import (
+    CheckpointLoaded,
+    Event,
+    JobCancelled,
+    JobFailed,
+    JobFinished,
+    Notice,
+)
 from workbench.core.jobs import JobSpec
 from workbench.qt.job_runner import JobRunner
+from workbench.qt.run_follower import RunFollower
 
 ResultCallback = Callable[[Any], None]
 
@@ -30,6 +39,8 @@ class WorkbenchController(QObject):
     model_config_changed = Signal(object)  # core model config dataclass
     snapshot_changed = Signal(object)  # core Snapshot (numpy weights)
     run_changed = Signal(object)  # a run directory (str) opened or started
+    follow_event = Signal(str, object)  # a followed run folder, its RunGrew/CheckpointLoaded/...
+    following_changed = Signal(str, bool)  # a run folder started (True) or ended being followed
     job_event = Signal(object)  # every event of the long-job runner
     error = Signal(str, str)  # message for the user, detail (traceback)
     notice = Signal(str)  # a warning or info line for the user
@@ -49,6 +60,7 @@ class WorkbenchController(QObject):
         self.corpus_options: dict[str, str] = {}
         self.last_error = ""
         self._closed = False  # after shutdown no new work starts (late timers of closed panels)
+        self.followers: dict[str, RunFollower] = {}
         self._pending: dict[str, tuple[ResultCallback | None, ResultCallback | None]] = {}
         self._outcome: dict[str, Event | None] = {}
         for runner in (self.jobs, self.queries):
@@ -80,6 +92,50 @@ class WorkbenchController(QObject):
         `options` override `corpus_options` (the Corpus panel's filter and encoding)."""
         spec = self.backend.corpus.load_job(path, **{**self.corpus_options, **options})
         return self.run_job(spec, on_result=self.set_corpus)
+
+    # --- following runs that other processes write ---------------------------------------------
+
+    def follow_run(self, path: str) -> bool:
+        """Watch a run folder another process writes (a headless or torchrun run, a synced
+        folder): its lines arrive as `follow_event`, each new checkpoint becomes the snapshot.
+        Each followed folder has its own thread, beside training and queries."""
+        key = os.path.abspath(os.path.expanduser(path))  # keyed as the run list keys runs
+        if self._closed or key in self.followers:
+            return key in self.followers
+        follower = RunFollower(key, self)
+        follower.event.connect(self._on_follow_event)
+        follower.failed.connect(self._on_follow_failed)
+        follower.ended.connect(self._on_follow_ended)
+        self.followers[key] = follower
+        if not follower.start(self.backend.training.follow_job(key, follower.wake)):
+            self.followers.pop(key).deleteLater()
+            return False
+        self.following_changed.emit(key, True)
+        return True
+
+    def stop_following(self, path: str) -> None:
+        follower = self.followers.get(str(path))
+        if follower is not None:
+            follower.stop()
+
+    @Slot(str, object)
+    def _on_follow_event(self, key: str, event: Event) -> None:
+        if isinstance(event, Notice):
+            self.notice.emit(event.text)
+        elif isinstance(event, CheckpointLoaded):
+            self.set_snapshot(event.snapshot)
+        self.follow_event.emit(key, event)
+
+    @Slot(str, str, str)
+    def _on_follow_failed(self, key: str, message: str, detail: str) -> None:
+        self.report_error(message, detail)
+
+    @Slot(str)
+    def _on_follow_ended(self, key: str) -> None:
+        follower = self.followers.pop(key, None)
+        if follower is not None:
+            follower.deleteLater()
+            self.following_changed.emit(key, False)
 
     # --- running work -------------------------------------------------------------------------
 
@@ -147,5 +203,9 @@ class WorkbenchController(QObject):
         dropped: the panels that asked for them are being closed."""
         self._closed = True
         self._pending.clear()
+        for follower in list(self.followers.values()):
+            follower.stop()  # all at once: each ends within one poll
+        for follower in list(self.followers.values()):
+            follower.shutdown()
         for runner in (self.jobs, self.queries):
             runner.shutdown()

@@ -127,6 +127,30 @@ class RunRecord:
     skipped_lines: int = 0
 
 
+def parse_event_line(line: str | bytes) -> Event:
+    """One line of metrics.jsonl as its event; `ValueError` when the line is damaged.
+
+    The one parser of metrics lines: opening a run (`read_run`) and following one that is still
+    being written (`run_tail.RunTail`) both read through it."""
+    try:
+        text = line.decode("utf-8") if isinstance(line, bytes) else line
+        data = json.loads(text)
+        cls = EVENT_TYPES[data.pop("event")]
+        return cls(**data)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"damaged metrics line: {exc}") from None
+
+
+def parse_sample_line(line: str | bytes) -> SampleGenerated:
+    """One line of samples.jsonl; `ValueError` when the line is damaged."""
+    try:
+        text = line.decode("utf-8") if isinstance(line, bytes) else line
+        data = json.loads(text)
+        return SampleGenerated(int(data["step"]), str(data["text"]))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"damaged sample line: {exc}") from None
+
+
 def read_run(path: str | Path) -> RunRecord:
     """Read a run folder; damaged lines (a run killed mid-write) are counted and skipped."""
     path = Path(path)
@@ -137,18 +161,15 @@ def read_run(path: str | Path) -> RunRecord:
     record = RunRecord(path, settings.get("name") or path.name, settings=settings)
     for line in (path / "metrics.jsonl").read_text(encoding="utf-8").splitlines():
         try:
-            data = json.loads(line)
-            cls = EVENT_TYPES[data.pop("event")]
-            record.events.append(cls(**data))
-        except (ValueError, KeyError, TypeError, AttributeError):
+            record.events.append(parse_event_line(line))
+        except ValueError:
             record.skipped_lines += int(bool(line.strip()))
     samples = path / "samples.jsonl"
     if samples.is_file():
         for line in samples.read_text(encoding="utf-8").splitlines():
             try:
-                data = json.loads(line)
-                record.samples.append(SampleGenerated(int(data["step"]), str(data["text"])))
-            except (ValueError, KeyError, TypeError):
+                record.samples.append(parse_sample_line(line))
+            except ValueError:
                 record.skipped_lines += int(bool(line.strip()))
     recipe = path / "recipe.toml"
     record.recipe_text = recipe.read_text(encoding="utf-8") if recipe.is_file() else ""

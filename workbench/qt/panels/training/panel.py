@@ -29,6 +29,7 @@ from workbench.core.jobs import UserFacingError
 from workbench.qt.panel import Panel
 from workbench.qt.panels.training.controls import TrainingControls
 from workbench.qt.panels.training.curves import CurvesView
+from workbench.qt.panels.training.follow_actions import FollowActions, FollowBar
 from workbench.qt.panels.training.recipe_actions import RecipeActions
 from workbench.qt.panels.training.run_actions import RunListActions
 from workbench.qt.panels.training.run_list import RunList
@@ -38,7 +39,7 @@ from workbench.qt.panels.training.series import RunSeries
 REDRAW_MS = 33  # ~30 redraws a second at most
 
 
-class TrainingPanel(RunListActions, RecipeActions, Panel):
+class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
     name = "training"
     title = "Training"
     area = "bottom"
@@ -51,6 +52,8 @@ class TrainingPanel(RunListActions, RecipeActions, Panel):
         self.recipe = None  # a recipe opened from a file: Train then trains it
         self._counter = itertools.count(1)
         self._waiting_reads: list[str] = []
+        self._follow_state: dict[str, dict] = {}  # followed run folder -> what the bar shows
+        self.follow_bar = FollowBar()
         self.controls = TrainingControls()
         self.curves = CurvesView(on_error=controller.report_error)
         self.run_list = RunList()
@@ -70,7 +73,8 @@ class TrainingPanel(RunListActions, RecipeActions, Panel):
         split.setCollapsible(1, False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(split)
+        layout.addWidget(self.follow_bar)
+        layout.addWidget(split, 1)
         self.timer = QTimer(self)
         self.timer.setInterval(REDRAW_MS)
         self.timer.timeout.connect(self.curves.redraw)
@@ -84,6 +88,12 @@ class TrainingPanel(RunListActions, RecipeActions, Panel):
         self.run_list.inspect_requested.connect(self.inspect_checkpoint)
         self.run_list.remove_requested.connect(self._on_removed)
         self.run_list.current_run_changed.connect(self._on_current_run)
+        self.run_list.follow_requested.connect(controller.follow_run)
+        self.run_list.stop_follow_requested.connect(self.stop_following)
+        self.follow_bar.stop_clicked.connect(self.stop_following)
+        self.follow_bar.tick.connect(self._show_follow_status)
+        controller.follow_event.connect(self._on_follow_event)
+        controller.following_changed.connect(self._on_following)
         controller.job_event.connect(self._on_job_event)
         controller.jobs.progress.connect(self._on_progress)
         controller.jobs.busy_changed.connect(self._on_busy)
@@ -102,9 +112,11 @@ class TrainingPanel(RunListActions, RecipeActions, Panel):
                 ("&Stop training", "Ctrl+Alt+.", self.stop_training),
                 ("&Save recipe…", "Ctrl+Alt+S", self.save_recipe_dialog),
                 ("&Open recipe…", "Ctrl+Alt+O", self.open_recipe_dialog),
-                ("Open &run directory…", "Ctrl+Alt+D", self.open_run_dialog)):
+                ("Open &run directory…", "Ctrl+Alt+D", self.open_run_dialog),
+                ("&Follow run folder…", "Ctrl+Alt+F", self.follow_run_dialog),
+                ("Stop f&ollowing", "", self.stop_following)):
             action = QAction(text, self, shortcut=QKeySequence(shortcut))
-            action.triggered.connect(slot)
+            action.triggered.connect(lambda _=False, slot=slot: slot())
             actions.append(action)
         return actions
 
@@ -243,7 +255,7 @@ class TrainingPanel(RunListActions, RecipeActions, Panel):
             self.series[self.live_key].live = False
             self.run_list.set_live(self.live_key, False)
         self.live_key = ""
-        self.timer.stop()
+        self._update_timer()
         self.curves.redraw()
         self.controls.set_running(False)
 

@@ -49,8 +49,8 @@ class RunListActions:
         key = str(record.path)
         series = self.series.get(key) or self._add_listed(key, record.name, True,
                                                            record.settings.get("colour", ""))
-        if series.live:
-            return
+        if series.live or series.followed:
+            return  # its own events keep it up to date
         fresh = RunSeries(key, record.name, record.settings.get("colour") or series.colour)
         for event in record.events:
             fresh.add(event)
@@ -93,6 +93,7 @@ class RunListActions:
             self.controller.backend.training.update_run(key, colour=colour)
 
     def _on_removed(self, key: str) -> None:
+        self.controller.stop_following(key)
         self.series.pop(key, None)
         self._refresh_runs()
 

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QColorDialog, QListWidget, QListWidgetItem, QMenu,
 # Okabe–Ito colours (distinguishable with colour-blindness), without the pale yellow
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000")
 KEY_ROLE = Qt.ItemDataRole.UserRole
+FOLLOWING_TIP = "\n(following: another process writes this run; its curves grow as it does)"
 
 
 def swatch(colour: str) -> QIcon:
@@ -25,20 +26,24 @@ class RunList(QListWidget):
     resume_requested = Signal(str)
     inspect_requested = Signal(str, str)  # run folder, "best" | "latest"
     remove_requested = Signal(str)
+    follow_requested = Signal(str)
+    stop_follow_requested = Signal(str)
     current_run_changed = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setIconSize(QSize(14, 14))
         self.setToolTip("Runs: tick to show on the curves, double-click to rename, "
-                        "right-click to resume, inspect a checkpoint, recolour or open the "
-                        "folder")
+                        "right-click to resume, follow, inspect a checkpoint, recolour or "
+                        "open the folder. Bold: training here; italics: followed (another "
+                        "process writes it)")
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
         self.itemChanged.connect(self._on_item_changed)
         self.currentItemChanged.connect(self._on_current)
         self._names: dict[str, str] = {}
         self._live: set[str] = set()
+        self._following: set[str] = set()
 
     def next_colour(self) -> str:
         return PALETTE[self.count() % len(PALETTE)]
@@ -69,12 +74,38 @@ class RunList(QListWidget):
             self._names[new] = self._names.pop(old, item.text())
 
     def set_live(self, key: str, live: bool) -> None:
+        """A run this window trains shows in bold."""
         (self._live.add if live else self._live.discard)(key)
+        self._restyle(key)
+
+    def set_following(self, key: str, following: bool) -> None:
+        """A followed run (another process writes it) shows in italics and says so."""
+        (self._following.add if following else self._following.discard)(key)
+        self._restyle(key)
+
+    def _restyle(self, key: str) -> None:
+        item = self.item_for(key)
+        if item is None:
+            return
+        font = item.font()
+        font.setBold(key in self._live)
+        font.setItalic(key in self._following)
+        item.setFont(font)
+        base = item.toolTip().split(FOLLOWING_TIP)[0]
+        item.setToolTip(base + (FOLLOWING_TIP if key in self._following else ""))
+
+    def set_checked(self, key: str, checked: bool) -> None:
         item = self.item_for(key)
         if item is not None:
-            font = item.font()
-            font.setBold(live)
-            item.setFont(font)
+            self.blockSignals(True)
+            item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+            self.blockSignals(False)
+
+    def select(self, key: str) -> None:
+        item = self.item_for(key)
+        if item is not None:
+            self.setCurrentItem(item)
+            self.scrollToItem(item)
 
     def item_for(self, key: str) -> QListWidgetItem | None:
         for row in range(self.count()):
@@ -103,8 +134,15 @@ class RunList(QListWidget):
             return
         key = item.data(KEY_ROLE)
         menu = QMenu(self)
+        busy = key in self._live or key in self._following
         resume = menu.addAction("Resume training", lambda: self.resume_requested.emit(key))
-        resume.setEnabled(key not in self._live)
+        resume.setEnabled(not busy)
+        if key in self._following:
+            menu.addAction("Stop following", lambda: self.stop_follow_requested.emit(key))
+        else:
+            follow = menu.addAction("Follow (another process writes it)",
+                                    lambda: self.follow_requested.emit(key))
+            follow.setEnabled(key not in self._live)
         for kind in ("best", "latest"):
             menu.addAction(f"Inspect {kind} checkpoint",
                            lambda k=kind: self.inspect_requested.emit(key, k))

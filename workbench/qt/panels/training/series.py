@@ -63,7 +63,8 @@ class RunSeries:
     name: str
     colour: str
     visible: bool = True
-    live: bool = False
+    live: bool = False  # this window's training job writes it
+    followed: bool = False  # another process writes it and the window follows it
     train: Columns = field(default_factory=lambda: Columns(TRAIN_COLUMNS))
     val: Columns = field(default_factory=lambda: Columns(VAL_COLUMNS))
     divergences: list[Divergence] = field(default_factory=list)
