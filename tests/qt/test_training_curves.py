@@ -95,3 +95,40 @@ def test_zooming_stops_following_shows_detail_and_follow_fits_again(qtbot, view)
     view.follow.setChecked(True)
     low, high = box.viewRange()[0]
     assert low <= 1 and high >= 100_100
+
+
+def test_plots_follow_the_curves_the_runs_tasks_declare(view, monkeypatch):
+    """A run of another task brings its declared curves (an accuracy in percent, no training
+    line) without the view knowing that task; a language-model run keeps its six plots."""
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from workbench.core.config import tasks
+    from workbench.core.events import EvalLogged
+
+    @dataclass
+    class MatchingConfig:
+        name: ClassVar[str] = "matching"
+        curves: ClassVar = (tasks.Curve("val_loss", "Loss (nats per target token)", "loss"),
+                            tasks.Curve("exact", "Exact match", log_ok=False, unit="percent"))
+
+    monkeypatch.setitem(tasks.TASK_CONFIGS, "matching", MatchingConfig)
+    lm = RunSeries("lm", "lm", "#1f77b4")
+    logged(lm, range(1, 50))
+    view.set_runs([lm])
+    assert list(view.plots) == ["loss", "perplexity", "bits", "lr", "grad_norm", "tok_s"]
+    other = RunSeries("s2s", "s2s", "#ff7f0e", task="matching")
+    logged(other, range(1, 50))
+    other.add(EvalLogged(40, 1.5, tokens_seen=10_000, elapsed_s=4.0, metrics={"exact": 0.25}))
+    view.set_runs([other])
+    assert list(view.plots) == ["loss", "exact", "lr", "grad_norm", "tok_s"]
+    assert view.plots["exact"].titleLabel.text == "Exact match (%)"
+    points = view._items["s2s"][("exact", "val")]
+    assert list(points.yData) == [25.0]  # the share drawn in percent
+    assert ("exact", "raw") not in view._items["s2s"]  # no training line for an accuracy
+    view.log_scale.setChecked(True)
+    assert not view.plots["exact"].ctrl.logYCheck.isChecked()
+    lm.visible = True
+    view.set_runs([lm, other])  # both: the union, each once
+    assert list(view.plots) == ["loss", "perplexity", "bits", "exact", "lr", "grad_norm",
+                                "tok_s"]

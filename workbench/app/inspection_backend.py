@@ -150,4 +150,5 @@ def snapshot_from_checkpoint(path: Path) -> Snapshot:
     return Snapshot(model_config=meta["model_config"], weights=weights,
                     tokenizer=meta.get("tokenizer", {}), step=checkpoint.step,
                     metrics=dict(meta.get("metrics", {})),
-                    run_name=str(meta.get("run_name", path.parent.name)))
+                    run_name=str(meta.get("run_name", path.parent.name)),
+                    task=dict(meta.get("task", {})))

@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from workbench.core.config.tasks import headline
 from workbench.core.events import (
     DivergenceHandled,
     EvalLogged,
@@ -25,6 +26,7 @@ from workbench.core.events import (
     JobFailed,
     JobFinished,
     Notice,
+    RunStarted,
     StepLogged,
 )
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError, drive
@@ -128,13 +130,18 @@ def _run(spec: JobSpec, total: int) -> int:
     control = JobControl()
     progress = ProgressLine()
     last_step = None
+    task = "language_model"
     try:
         for event in drive(spec, control):
             if isinstance(event, StepLogged):
                 last_step = event
                 progress.update(event, total)
+            elif isinstance(event, RunStarted):
+                task = event.task
             elif isinstance(event, EvalLogged):
-                progress.val = f"  val {event.val_loss:.4f} ({event.bits_per_token:.3f} bits)"
+                summary = headline(task, event.metrics)
+                progress.val = f"  val {event.val_loss:.4f}" + (f" ({summary})" if summary
+                                                                else "")
             elif isinstance(event, DivergenceHandled):
                 progress.line(f"step {event.step}: {event.reason}; rolled back to step "
                               f"{event.resumed_at}, learning rate now {event.new_lr:.3g}")

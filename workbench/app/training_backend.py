@@ -10,6 +10,7 @@ import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
+from workbench.core.config.tasks import LanguageModelTaskConfig
 from workbench.core.config.training import TrainingConfig
 from workbench.core.events import Event, JobFinished, Notice
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
@@ -31,36 +32,48 @@ class TrainingBackend:
     # --- starting runs ------------------------------------------------------------------------
 
     def recipe_of(self, corpus, tokens, model_config, training: TrainingConfig,
-                  name: str = "") -> Recipe:
-        """The recipe of the session state (its corpus hash is filled in by the job)."""
+                  name: str = "", task=None) -> Recipe:
+        """The recipe of the session state (its corpus hash is filled in by the job). `task`
+        is a task config (None: a language model on the session's corpus)."""
+        task = task if task is not None else LanguageModelTaskConfig()
+        if not task.needs_corpus:
+            return Recipe(name or f"{task.name}-{model_config.arch}", "", model_config,
+                          training=training, task=task)
         if corpus is None or tokens is None:
             raise UserFacingError("Load a corpus and tokenize it (Corpus panel) before "
                                   "training.")
         path, is_resource = corpus_reference(corpus.path)
         name = name or f"{tokens.tokenizer.kind}-{model_config.arch}"
         return Recipe(name, path, model_config, tokens.config, training,
-                      corpus_resource=is_resource)
+                      corpus_resource=is_resource, task=task)
 
     def train_job(self, corpus, tokens, model_config, training: TrainingConfig,
-                  name: str = "", embedding_init=None) -> JobSpec:
-        """Train on the session's tokenized corpus into a new run folder.
+                  name: str = "", embedding_init=None, task=None) -> JobSpec:
+        """Train on the session's tokenized corpus (or, for a task that brings its own data,
+        on the data its config names) into a new run folder.
 
         `embedding_init`: (matrix, freeze) from the Embeddings panel, copied into the new
         model's input embedding before the optimizer is made."""
-        recipe = self.recipe_of(corpus, tokens, model_config, training, name)
+        recipe = self.recipe_of(corpus, tokens, model_config, training, name, task)
 
         def job(control: JobControl) -> Iterator[Event]:
+            from workbench.core.training.recipe_run import task_data_steps
             from workbench.core.training.trainer import TrainRequest, train_steps
 
-            recipe.corpus_sha256 = corpus_hash(corpus.text)
+            if recipe.task.needs_corpus:
+                recipe.corpus_sha256 = corpus_hash(corpus.text)
+                data = tokens
+            else:
+                data = yield from task_data_steps(recipe, control)
             hooks = self.hooks
             if embedding_init is not None:
                 hooks = _with_embedding_init(hooks, *embedding_init)
                 state = "frozen" if embedding_init[1] else "fine-tuned"
                 yield Notice(f"The input embedding starts from the chosen word vectors "
                              f"({state}).", "info")
-            request = TrainRequest(tokens, model_config, training, run_name=recipe.name,
-                                   recipe_toml=recipe_to_toml(recipe), hooks=hooks)
+            request = TrainRequest(data, model_config, training, run_name=recipe.name,
+                                   recipe_toml=recipe_to_toml(recipe), hooks=hooks,
+                                   task=recipe.task)
             yield from train_steps(request)
 
         return JobSpec(f"Training {recipe.name}", job)

@@ -12,6 +12,7 @@ event last.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,6 +82,7 @@ class RunStarted(Event):
     run_dir: str
     name: str
     resumed_step: int = 0
+    task: str = "language_model"  # the task's name: the Training panel plots its curves
 
 
 @dataclass(frozen=True)
@@ -100,14 +102,41 @@ class StepLogged(Event):
 
 @dataclass(frozen=True)
 class EvalLogged(Event):
-    """Validation on the held-out split: mean cross-entropy in nats, exp of it, and bits."""
+    """Validation on the held-out split: the task's mean loss (nats per target token) and its
+    named metrics.
+
+    `metrics` holds every scalar by name, `val_loss` included: a language model adds
+    "perplexity" (exp of the loss) and "bits" (loss / ln 2), a sequence-to-sequence task
+    "token_accuracy" and "exact_match". The task's declared curves (core.config.tasks.Curve)
+    name these keys. `results` holds structured results as plain Python/numpy values (an
+    accuracy-by-length table, a confusion matrix), keyed by name.
+
+    `perplexity` and `bits_per_token` are the fields run folders written before tasks existed
+    carry; both ways in fill both ways out (nan for tasks without them), so old and new lines
+    read the same."""
 
     step: int
     val_loss: float
-    perplexity: float
-    bits_per_token: float
+    perplexity: float = math.nan
+    bits_per_token: float = math.nan
     tokens_seen: int = 0
     elapsed_s: float = 0.0
+    metrics: dict[str, float] = field(default_factory=dict)
+    results: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        merged = {"val_loss": self.val_loss}
+        for name, value in (("perplexity", self.perplexity), ("bits", self.bits_per_token)):
+            if not math.isnan(value):
+                merged[name] = value
+        merged.update(self.metrics)
+        object.__setattr__(self, "metrics", merged)
+        object.__setattr__(self, "perplexity", merged.get("perplexity", math.nan))
+        object.__setattr__(self, "bits_per_token", merged.get("bits", math.nan))
+
+    def metric(self, name: str) -> float:
+        """A metric by name; nan when this validation did not measure it."""
+        return float(self.metrics.get(name, math.nan))
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,15 @@ class Snapshot:
     step: int = 0
     metrics: dict[str, float] = field(default_factory=dict)
     run_name: str = ""
+    task: dict[str, Any] = field(default_factory=dict)  # task config dict; {} = language model
 
     @property
     def arch(self) -> str:
         return str(self.model_config.get("arch", ""))
+
+    @property
+    def task_name(self) -> str:
+        return str(self.task.get("name", "language_model"))
 
     @property
     def label(self) -> str:

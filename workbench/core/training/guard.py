@@ -2,10 +2,10 @@
 
 A step is bad when its loss is NaN or infinite, or its gradient norm (before clipping) exceeds
 `spike_factor` times the recent average norm. The trainer then skips the optimiser update and
-restores the last good copy of weights, optimizer state, hidden state and step (taken every
-`KEEP_EVERY` good steps, a cheap in-memory copy), so training re-reads the same batches with
-half the rate. After `MAX_TRIES` rollbacks without getting past the failing step it stops with
-a message that says what to change.
+restores the last good copy of weights, optimizer state, hidden state, step and token count
+(taken every `KEEP_EVERY` good steps, a cheap in-memory copy), so training re-reads the same
+batches with half the rate. After `MAX_TRIES` rollbacks without getting past the failing step
+it stops with a message that says what to change.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ class GoodState:
     optimizer: dict[str, Any]
     state: Any
     rng: torch.Tensor
+    tokens_seen: int = 0
 
 
 def _copy_state(state: Any) -> Any:
@@ -64,7 +65,8 @@ class DivergenceGuard:
                     f"average {self.norm_average:.3g}")
         return ""
 
-    def record_good(self, step: int, grad_norm: float, model, optimizer, state: Any) -> None:
+    def record_good(self, step: int, grad_norm: float, model, optimizer, state: Any,
+                    tokens_seen: int = 0) -> None:
         """After a good step: update the norm average; keep a copy every KEEP_EVERY steps."""
         self.norm_average = (grad_norm if self.norms_seen == 0 else
                              NORM_DECAY * self.norm_average + (1 - NORM_DECAY) * grad_norm)
@@ -72,13 +74,13 @@ class DivergenceGuard:
         if step > self.failed_step:
             self.tries = 0
         if self.good is None or step % KEEP_EVERY == 0:
-            self.keep(step, model, optimizer, state)
+            self.keep(step, model, optimizer, state, tokens_seen)
 
-    def keep(self, step: int, model, optimizer, state: Any) -> None:
+    def keep(self, step: int, model, optimizer, state: Any, tokens_seen: int = 0) -> None:
         """Copy what a rollback restores (`step` is the step the copy resumes at)."""
         self.good = GoodState(step, copy.deepcopy(model.state_dict()),
                               copy.deepcopy(optimizer.state_dict()), _copy_state(state),
-                              torch.get_rng_state())
+                              torch.get_rng_state(), tokens_seen)
 
     def roll_back(self, step: int, reason: str, model, optimizer) -> GoodState:
         """Restore the last good copy and halve the rate; raise after MAX_TRIES."""

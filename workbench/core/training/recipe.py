@@ -7,11 +7,15 @@ seed = 1234
 resource = "corpora/shakespeare-small"   # inside the app's resources folder, or
 # path = "/home/me/texts/poems.txt"      # a file or folder (relative to the recipe file)
 sha256 = "…"                             # of the corpus text; a mismatch is reported
+[task]        # name = "language_model" (the default) or another task, plus its fields
 [tokenizer]   # TokenizerConfig fields
 [model]       # arch = "lstm" plus that config's fields
 [training]    # TrainingConfig fields (the seed is the top-level one)
 ```
-`load_recipe` validates every table and raises `UserFacingError` naming the file and field.
+A recipe without a [task] table is a language-model recipe (every recipe made before tasks
+existed). A task that brings its own data (a generator, a file of pairs named in [task]) needs
+no [corpus]. `load_recipe` validates every table and raises `UserFacingError` naming the file
+and field.
 """
 
 from __future__ import annotations
@@ -26,6 +30,11 @@ import tomli_w
 
 from workbench.core.config.fields import to_dict
 from workbench.core.config.models import config_from_dict, config_to_dict
+from workbench.core.config.tasks import (
+    LanguageModelTaskConfig,
+    task_config_from_dict,
+    task_config_to_dict,
+)
 from workbench.core.config.tokenizer import TokenizerConfig, tokenizer_config_from_dict
 from workbench.core.config.training import TrainingConfig, training_config_from_dict
 from workbench.core.jobs import UserFacingError
@@ -41,6 +50,7 @@ class Recipe:
     training: TrainingConfig = field(default_factory=TrainingConfig)
     corpus_resource: bool = False
     corpus_sha256: str = ""
+    task: Any = field(default_factory=LanguageModelTaskConfig)  # a task config dataclass
 
     @property
     def seed(self) -> int:
@@ -65,14 +75,23 @@ def corpus_reference(path: str | Path) -> tuple[str, bool]:
 
 
 def recipe_to_toml(recipe: Recipe) -> str:
-    corpus = {"resource" if recipe.corpus_resource else "path": recipe.corpus_path}
-    if recipe.corpus_sha256:
-        corpus["sha256"] = recipe.corpus_sha256
-    model = {k: v for k, v in config_to_dict(recipe.model).items() if k != "vocab_size"}
+    model = {k: v for k, v in config_to_dict(recipe.model).items() if not _is_vocabulary(k)}
     training = {k: v for k, v in to_dict(recipe.training).items() if k != "seed"}
-    document = {"name": recipe.name, "seed": recipe.seed, "corpus": corpus,
-                "tokenizer": to_dict(recipe.tokenizer), "model": model, "training": training}
+    document: dict[str, Any] = {"name": recipe.name, "seed": recipe.seed}
+    if recipe.corpus_path:
+        corpus = {"resource" if recipe.corpus_resource else "path": recipe.corpus_path}
+        if recipe.corpus_sha256:
+            corpus["sha256"] = recipe.corpus_sha256
+        document["corpus"] = corpus
+    document.update({"task": task_config_to_dict(recipe.task),
+                     "tokenizer": to_dict(recipe.tokenizer), "model": model,
+                     "training": training})
     return tomli_w.dumps(document)
+
+
+def _is_vocabulary(field_name: str) -> bool:
+    """Vocabulary sizes come from the data when a model is built, not from the recipe."""
+    return field_name == "vocab_size" or field_name.endswith("_vocab_size")
 
 
 def save_recipe(recipe: Recipe, path: str | Path) -> Path:
@@ -88,12 +107,23 @@ def parse_recipe(text: str, source: str = "recipe", base: Path | None = None) ->
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UserFacingError(f"{source} is not valid TOML: {exc}. Fix the file.") from None
-    for table in ("corpus", "model"):
-        if not isinstance(data.get(table), dict):
-            raise UserFacingError(f"{source} has no [{table}] table. Add one (see the presets "
-                                  "in resources/recipes/).")
-    corpus = data["corpus"]
-    if "resource" in corpus:
+    if not isinstance(data.get("model"), dict):
+        raise UserFacingError(f"{source} has no [model] table. Add one (see the presets in "
+                              "resources/recipes/).")
+    task_table = data.get("task", {})
+    if not isinstance(task_table, dict):
+        raise UserFacingError(f"{source}: 'task' must be a table ([task] with name = ...).")
+    try:
+        task = task_config_from_dict(task_table)
+    except (ValueError, TypeError) as exc:
+        raise UserFacingError(f"{source}, [task]: {exc}") from None
+    corpus_path, is_resource, corpus = "", False, data.get("corpus")
+    if corpus is None and not task.needs_corpus:
+        corpus = {}
+    elif not isinstance(corpus, dict):
+        raise UserFacingError(f"{source} has no [corpus] table. Add one (see the presets in "
+                              "resources/recipes/).")
+    elif "resource" in corpus:
         corpus_path, is_resource = str(corpus["resource"]), True
     elif "path" in corpus:
         location = Path(str(corpus["path"])).expanduser()
@@ -114,13 +144,14 @@ def parse_recipe(text: str, source: str = "recipe", base: Path | None = None) ->
         training = training_config_from_dict(training_data)
     except TypeError as exc:
         raise UserFacingError(f"{source}: {exc}") from None
-    for table, config in (("model", model), ("tokenizer", tokenizer), ("training", training)):
+    tables = (("task", task), ("model", model), ("tokenizer", tokenizer), ("training", training))
+    for table, config in tables:
         problems = config.problems()
         if problems:
             raise UserFacingError(f"{source}, [{table}]: " + " ".join(problems))
     return Recipe(name=str(data.get("name", "run")), corpus_path=corpus_path, model=model,
                   tokenizer=tokenizer, training=training, corpus_resource=is_resource,
-                  corpus_sha256=str(corpus.get("sha256", "")))
+                  corpus_sha256=str(corpus.get("sha256", "")), task=task)
 
 
 def load_recipe(path: str | Path) -> Recipe:

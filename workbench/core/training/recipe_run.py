@@ -1,7 +1,8 @@
-"""From a recipe to training: load the corpus, check its hash, tokenize, then train.
+"""From a recipe to training: prepare the task's data (load the corpus, check its hash and
+tokenize it, for a language model; generate or read examples for other tasks), then train.
 
 The headless CLI and the GUI's "Open recipe"/"Resume run" share these steps, so a recipe gives
-the same run wherever it starts. A resumed run re-uses the tokenizer saved in its checkpoint,
+the same run wherever it starts. A resumed run re-uses the vocabulary saved in its checkpoint,
 so its token ids are exactly those it was trained on.
 """
 
@@ -11,44 +12,28 @@ import dataclasses
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
-from workbench.core.corpus.loading import load_corpus_steps
-from workbench.core.events import Event, JobFinished, Notice
+from workbench.core.events import Event
 from workbench.core.jobs import JobControl, UserFacingError
-from workbench.core.training.recipe import Recipe, corpus_hash, load_recipe, recipe_to_toml
+from workbench.core.training.recipe import Recipe, load_recipe, recipe_to_toml
 from workbench.core.training.trainer import TrainRequest, train_steps
 
 
-def tokens_steps(recipe: Recipe, control: JobControl, tokenizer=None
-                 ) -> Generator[Event, None, object]:
-    """Load and tokenize the recipe's corpus; returns the TokenizedCorpus."""
-    from workbench.core.corpus.dataset import tokenize_job
+def task_data_steps(recipe: Recipe, control: JobControl, vocabulary: dict | None = None
+                    ) -> Generator[Event, None, object]:
+    """The data of the recipe's task (what `Task.examples` returns)."""
+    from workbench.core.tasks import task_class
 
-    location = recipe.corpus_location()
-    if not location.exists():
-        raise UserFacingError(f"The recipe's corpus {location} does not exist. Edit [corpus] "
-                              "in the recipe to point at a file or folder on this machine.")
-    corpus = yield from load_corpus_steps(location)
-    digest = corpus_hash(corpus.text)
-    if recipe.corpus_sha256 and digest != recipe.corpus_sha256:
-        yield Notice(f"The corpus {location} differs from the one this recipe was made with "
-                     "(its SHA-256 hash changed): curves will not match the original run.")
-    recipe.corpus_sha256 = digest
-    result = None
-    for event in tokenize_job(corpus, recipe.tokenizer, tokenizer).job(control):
-        if isinstance(event, JobFinished):
-            result = event.result
-        else:
-            yield event
-    return result
+    return (yield from task_class(recipe.task.name).examples(recipe.task, recipe, control,
+                                                             vocabulary))
 
 
 def recipe_train_steps(recipe: Recipe, control: JobControl, run_dir: Path | None = None,
                        hooks=None, gui: bool = True) -> Iterator[Event]:
     """Train a recipe into a new run folder (or `run_dir`); `gui` False for a headless run."""
-    tokens = yield from tokens_steps(recipe, control)
-    request = TrainRequest(tokens, recipe.model, recipe.training, run_dir=run_dir,
+    data = yield from task_data_steps(recipe, control)
+    request = TrainRequest(data, recipe.model, recipe.training, run_dir=run_dir,
                            run_name=recipe.name, recipe_toml=recipe_to_toml(recipe),
-                           hooks=hooks, gui=gui)
+                           hooks=hooks, gui=gui, task=recipe.task)
     yield from train_steps(request)
 
 
@@ -58,7 +43,6 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
     """Continue a run from its latest checkpoint: to `max_steps` if given, else to its own
     step count, or, when it already got there, to `extend_to` (the GUI's Steps box).
     `threads` overrides the recipe's torch threads; `gui` False for a headless run."""
-    from workbench.core.corpus.tokenizers import tokenizer_from_dict
     from workbench.core.training.checkpoints import load_checkpoint
 
     run_dir = Path(run_dir)
@@ -78,8 +62,8 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
         raise UserFacingError(f"The run already trained {saved.step} of its "
                               f"{recipe.training.max_steps} steps. Set Steps above {saved.step} "
                               "(or pass --max-steps) to train it further.")
-    tokenizer = tokenizer_from_dict(saved.meta["tokenizer"])
-    tokens = yield from tokens_steps(recipe, control, tokenizer)
-    request = TrainRequest(tokens, recipe.model, recipe.training, run_dir=run_dir,
-                           run_name=recipe.name, resume=True, hooks=hooks, gui=gui)
+    data = yield from task_data_steps(recipe, control, saved.meta.get("tokenizer"))
+    request = TrainRequest(data, recipe.model, recipe.training, run_dir=run_dir,
+                           run_name=recipe.name, resume=True, hooks=hooks, gui=gui,
+                           task=recipe.task)
     yield from train_steps(request)

@@ -19,10 +19,12 @@ import json
 import os
 import re
 import time
+import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.core.config.tasks import DEFAULT_TASK
 from workbench.core.events import (
     CheckpointSaved,
     DivergenceHandled,
@@ -67,7 +69,14 @@ def event_to_json(event: Event) -> str | None:
     name = EVENT_NAMES.get(type(event))
     if name is None:
         return None
-    return json.dumps({"event": name, **asdict(event)}, allow_nan=True)
+    return json.dumps({"event": name, **asdict(event)}, allow_nan=True, default=_plain)
+
+
+def _plain(value: Any) -> Any:
+    """numpy values in a task's structured results, as JSON keeps them (arrays as lists)."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} cannot be written to metrics.jsonl")
 
 
 class RunLog:
@@ -125,6 +134,7 @@ class RunRecord:
     settings: dict[str, Any] = field(default_factory=dict)
     has_checkpoint: bool = False
     skipped_lines: int = 0
+    task: str = DEFAULT_TASK  # the recipe's [task] name (its curves are the ones to plot)
 
 
 def parse_event_line(line: str | bytes) -> Event:
@@ -173,8 +183,19 @@ def read_run(path: str | Path) -> RunRecord:
                 record.skipped_lines += int(bool(line.strip()))
     recipe = path / "recipe.toml"
     record.recipe_text = recipe.read_text(encoding="utf-8") if recipe.is_file() else ""
+    record.task = recipe_task_name(record.recipe_text)
     record.has_checkpoint = (path / "checkpoints" / "latest.json").is_file()
     return record
+
+
+def recipe_task_name(recipe_text: str) -> str:
+    """The task a recipe names in its [task] table; a recipe without one (every recipe made
+    before tasks existed) trains a language model."""
+    try:
+        table = tomllib.loads(recipe_text).get("task", {})
+    except tomllib.TOMLDecodeError:
+        return DEFAULT_TASK
+    return str(table.get("name", DEFAULT_TASK)) if isinstance(table, dict) else DEFAULT_TASK
 
 
 def read_settings(path: Path) -> dict[str, Any]:

@@ -1,9 +1,9 @@
-"""The trainer: a generator job that trains any registered model as a language model.
+"""The trainer: a generator job that trains any registered model on any registered task.
 
-Teacher forcing on the tokenized corpus: the model reads tokens x_1..x_T and is scored on
-predicting x_2..x_{T+1} with mean cross-entropy. Batching follows the model's `supports_state`
-(contiguous windows with a carried, detached hidden state for recurrent models; random blocks
-for stateless ones), so the loop has no architecture branches.
+The loop knows the task only through the `Task` protocol (core/tasks/base.py): the task gives
+the batch of each step, the loss of a batch (and whatever it carries to the next batch, such
+as a language model's hidden state under truncated BPTT), validation metrics and a preview.
+So there are no task branches and no architecture branches here.
 
 Events, in order within a step: `StepLogged` + `Progress` every `log_every` steps,
 `DivergenceHandled` on a rollback, then at validation points `EvalLogged`, `SnapshotReady` and
@@ -19,12 +19,15 @@ import math
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-import numpy as np
 import torch
-import torch.nn.functional as F
 
 from workbench.core.config.models import config_to_dict
+from workbench.core.config.tasks import (
+    LanguageModelTaskConfig,
+    task_config_to_dict,
+)
 from workbench.core.config.training import TrainingConfig
 from workbench.core.cpu_threads import choose_threads
 from workbench.core.events import (
@@ -40,13 +43,12 @@ from workbench.core.events import (
     StepLogged,
 )
 from workbench.core.jobs import JobSpec, UserFacingError
+from workbench.core.tasks import build_task
 from workbench.core.training import checkpoints, runs
-from workbench.core.training.batches import training_batches, validation_windows
-from workbench.core.training.evaluation import ModelHooks, evaluate, sample_text
+from workbench.core.training.evaluation import ModelHooks
 from workbench.core.training.guard import DivergenceGuard
-from workbench.core.training.metrics import bits_per_token, perplexity
 from workbench.core.training.schedules import lr_at
-from workbench.core.training.setup import autocast, make_optimizer, resolve_device, state_to
+from workbench.core.training.setup import autocast, make_optimizer, resolve_device
 
 # Progress only moves the status bar: a few updates a second are enough, and a tiny model
 # logging every few milliseconds must not flood the GUI thread with them.
@@ -55,11 +57,12 @@ PROGRESS_EVERY_S = 0.2
 
 @dataclasses.dataclass
 class TrainRequest:
-    """What to train. `run_dir` None makes a new run folder; `resume` continues its latest
-    checkpoint."""
+    """What to train. `data` is what the task's `examples` returned (a TokenizedCorpus for a
+    language model); `task` its config (None: a language model). `run_dir` None makes a new run
+    folder; `resume` continues its latest checkpoint."""
 
-    tokens: object  # TokenizedCorpus
-    model_config: object
+    data: Any
+    model_config: Any
     training: TrainingConfig
     run_dir: Path | None = None
     run_name: str = "run"
@@ -67,45 +70,38 @@ class TrainRequest:
     resume: bool = False
     hooks: ModelHooks | None = None
     gui: bool = True  # a window shares the process: "auto" threads leave it a core
+    task: Any = None
+
+    @property
+    def task_config(self) -> Any:
+        return self.task if self.task is not None else LanguageModelTaskConfig()
 
 
 class Trainer:
     def __init__(self, request: TrainRequest) -> None:
         self.request = request
         self.config = config = request.training
-        problems = config.problems() + request.model_config.problems()
+        problems = (config.problems() + request.model_config.problems()
+                    + request.task_config.problems())
         if problems:
             raise UserFacingError("Training settings: " + " ".join(problems))
         self.hooks = request.hooks or ModelHooks.default()
         torch.set_num_threads(choose_threads(config.threads, gui=request.gui))
         self.device = resolve_device(config.device)
         self.amp = config.bf16 and self.device.type == "cuda"
-        tokens = request.tokens
-        self.tokenizer = tokens.tokenizer
-        self.model_config = dataclasses.replace(request.model_config,
-                                                vocab_size=tokens.vocab_size)
+        self.task = build_task(request.task_config, request.data)
         torch.manual_seed(config.seed)
-        self.model = self.hooks.build(self.model_config).to(self.device)
-        if not getattr(self.model, "causal", True):
-            raise UserFacingError("A bidirectional model sees the token it should predict, so it "
-                                  "cannot be trained as a language model. Turn off "
-                                  "'Bidirectional' in the model settings.")
-        self.stateful = bool(getattr(self.model, "supports_state", False))
-        context = getattr(self.model_config, "context_length", None)
-        self.seq_len = min(config.seq_len, context) if context else config.seq_len
-        self.batches = training_batches(np.asarray(tokens.train), config.batch_size,
-                                        self.seq_len, self.stateful, config.seed)
-        self.val = validation_windows(np.asarray(tokens.val), config.batch_size, self.seq_len,
-                                      config.eval_batches) if len(tokens.val) >= 3 else []
-        self.prompt = _sample_prompt(self.tokenizer, np.asarray(
-            tokens.val if len(tokens.val) else tokens.train))
+        self.model = self.task.build_model(request.model_config, self.hooks.build)
+        self.model = self.model.to(self.device)
+        self.model_config = self.model.config  # with the vocabulary sizes the task set
+        self.task.start(self.model, config, self.device)
         self.optimizer = make_optimizer(self.model, config)
         self.guard = DivergenceGuard(config.spike_factor)
         self.step = 0
         self.tokens_seen = 0
         self.elapsed_before = 0.0
         self.best_val = math.inf
-        self.state = None
+        self.carry = None  # what the task carries from batch to batch (a hidden state)
         self.run_dir = request.run_dir or runs.new_run_dir(request.run_name)
         self.checkpoint_dir = self.run_dir / "checkpoints"
         if request.resume:
@@ -130,20 +126,20 @@ class Trainer:
         self.best_val = float(meta.get("best_val", math.inf))
         self.guard.lr_scale = float(meta.get("lr_scale", 1.0))
         if saved.state:
-            self.state = _restore_state(self.model.init_state(self.config.batch_size),
-                                        iter(saved.state), self.device)
+            self.carry = self.task.restore_carry(self.model, saved.state, self.device)
         if saved.rng is not None:
             torch.set_rng_state(saved.rng)
         runs.truncate_after(self.run_dir, self.step)
 
     def _save(self, kind: str, metrics: dict | None = None) -> CheckpointSaved:
         meta = {"step": self.step, "kind": kind, "model_config": config_to_dict(self.model_config),
-                "tokenizer": self.tokenizer.to_dict(), "tokens_seen": self.tokens_seen,
+                "task": task_config_to_dict(self.task.config),
+                "tokenizer": self.task.vocabulary(), "tokens_seen": self.tokens_seen,
                 "elapsed_s": self.elapsed(), "best_val": self.best_val,
                 "lr_scale": self.guard.lr_scale, "metrics": metrics or {},
                 "training": dataclasses.asdict(self.config), "run_name": self.request.run_name}
         path = checkpoints.save_checkpoint(self.checkpoint_dir, kind, self.model,
-                                           self.optimizer, meta, self.state)
+                                           self.optimizer, meta, self.carry)
         return CheckpointSaved(self.step, str(path), kind)
 
     def elapsed(self) -> float:
@@ -159,28 +155,22 @@ class Trainer:
         self._since = time.perf_counter()
 
     def run(self) -> Iterator[Event]:
-        config, model = self.config, self.model
+        config, model, task = self.config, self.model, self.task
         model.train()
         self._since = time.perf_counter()
-        self.guard.keep(self.step, model, self.optimizer, self.state)
+        self.guard.keep(self.step, model, self.optimizer, self.carry, self.tokens_seen)
         first_step = self.step
         window_loss, window_clips, window_steps = 0.0, 0, 0
         window_start, window_tokens = self.elapsed(), self.tokens_seen
         try:
             while self.step < config.max_steps:
                 step = self.step
-                if self.batches.starts_sequence(step) or self.state is None:
-                    self.state = state_to(model.init_state(config.batch_size), self.device)
-                x, y = self.batches.batch(step)
-                inputs = torch.from_numpy(x).to(self.device)
-                targets = torch.from_numpy(y).to(self.device)
+                batch = task.batch(step)
                 lr = lr_at(config, step, self.guard.lr_scale)
                 for group in self.optimizer.param_groups:
                     group["lr"] = lr
                 with autocast(self.device, self.amp):
-                    logits, new_state = model(inputs, self.state)  # (B, T, V)
-                loss = F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]),
-                                       targets.reshape(-1))
+                    loss, carry = task.loss(model, batch.to(self.device), self.carry)
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 limit = config.grad_clip if config.grad_clip > 0 else math.inf
@@ -189,18 +179,19 @@ class Trainer:
                 problem = self.guard.problem(loss_value, norm)
                 if problem:
                     good = self.guard.roll_back(step, problem, model, self.optimizer)
-                    self.step, self.state = good.step, _clone(good.state)
-                    self.tokens_seen -= (step - good.step) * inputs.numel()
+                    self.step, self.carry = good.step, _clone(good.state)
+                    self.tokens_seen = good.tokens_seen
                     new_lr = lr_at(config, self.step, self.guard.lr_scale)
                     yield from self._emit(DivergenceHandled(step, problem, new_lr,
                                                             self.guard.tries, good.step))
                     window_loss, window_clips, window_steps = 0.0, 0, 0
                     continue
                 self.optimizer.step()
-                self.state = model.detach_state(new_state)
+                self.carry = carry
                 self.step += 1
-                self.tokens_seen += inputs.numel()
-                self.guard.record_good(self.step, norm, model, self.optimizer, self.state)
+                self.tokens_seen += batch.tokens
+                self.guard.record_good(self.step, norm, model, self.optimizer, self.carry,
+                                       self.tokens_seen)
                 window_loss += loss_value
                 window_clips += int(norm > limit)
                 window_steps += 1
@@ -218,13 +209,11 @@ class Trainer:
                             f"Step {self.step}/{config.max_steps}, loss {loss_value:.3f}"))
                     window_loss, window_clips, window_steps = 0.0, 0, 0
                     window_start, window_tokens = now, self.tokens_seen
-                if (self.step % config.eval_every == 0 or last) and self.val:
+                if (self.step % config.eval_every == 0 or last) and task.has_validation():
                     yield from self._validate()
                 if config.sample_every and (self.step % config.sample_every == 0 or last):
-                    text = sample_text(model, self.tokenizer, self.prompt, config.sample_length,
-                                       self.stateful, self.seq_len, config.seed + self.step,
-                                       self.device)
-                    yield from self._emit(SampleGenerated(self.step, text))
+                    yield from self._emit(SampleGenerated(self.step,
+                                                          task.preview(model, self.step)))
                 if self.step % config.checkpoint_every == 0 and not last:
                     yield from self._emit(self._save("latest"))
             yield from self._emit(self._save("latest"))
@@ -235,26 +224,19 @@ class Trainer:
             self.log.close()
 
     def _validate(self) -> Iterator[Event]:
-        val_loss = evaluate(self.model, self.val, self.device, self.amp)
+        result = self.task.evaluate(self.model, self.amp)
         now = self.elapsed() + time.perf_counter() - self._since
-        yield from self._emit(EvalLogged(self.step, val_loss, perplexity(val_loss),
-                                         bits_per_token(val_loss), self.tokens_seen, now))
-        metrics = {"val_loss": val_loss, "perplexity": perplexity(val_loss)}
-        snapshot = self.hooks.snapshot(self.model, self.tokenizer.to_dict(), self.step, metrics,
+        yield from self._emit(EvalLogged(self.step, result.loss, tokens_seen=self.tokens_seen,
+                                         elapsed_s=now, metrics=result.metrics,
+                                         results=result.results))
+        metrics = {"val_loss": result.loss, **result.metrics}
+        snapshot = self.hooks.snapshot(self.model, self.task.vocabulary(), self.step, metrics,
                                        self.request.run_name)
+        snapshot = dataclasses.replace(snapshot, task=task_config_to_dict(self.task.config))
         yield from self._emit(SnapshotReady(snapshot))
-        if val_loss < self.best_val:
-            self.best_val = val_loss
+        if result.loss < self.best_val:
+            self.best_val = result.loss
             yield from self._emit(self._save("best", metrics))
-
-
-def _sample_prompt(tokenizer, ids: np.ndarray, length: int = 32) -> list[int]:
-    """The first `length` tokens of the held-out text after its first line break, so samples
-    start at the beginning of a line rather than mid-word."""
-    head = [int(t) for t in ids[:400]]
-    start = next((i + 1 for i, t in enumerate(head) if tokenizer.token(t).endswith("\n")), 0)
-    prompt = head[start: start + length]
-    return prompt if len(prompt) == length else head[:length]
 
 
 def _clone(state):
@@ -265,21 +247,12 @@ def _clone(state):
     return type(state)(_clone(s) for s in state)
 
 
-def _restore_state(template, parts, device):
-    """Refill a state shaped like `template` (tensor or nested tuples) from saved tensors."""
-    if template is None:
-        return None
-    if isinstance(template, torch.Tensor):
-        return next(parts).to(device)
-    return type(template)(_restore_state(t, parts, device) for t in template)
-
-
 def train_steps(request: TrainRequest) -> Iterator[Event]:
     """The training events of one request (set-up happens when the generator starts)."""
     yield Progress(0, None, "Building the model")
     trainer = Trainer(request)
     yield RunStarted(str(trainer.run_dir), request.run_name,
-                     trainer.step if request.resume else 0)
+                     trainer.step if request.resume else 0, request.task_config.name)
     yield from trainer.run()
 
 

@@ -1,5 +1,10 @@
-"""The live curves: six linked plots (loss, perplexity, bits, learning rate, gradient norm,
-tokens per second) for every visible run, with x as steps, tokens or wall time.
+"""The live curves: linked plots of the task's curves (a language model: loss, perplexity,
+bits; sequence-to-sequence: loss, token accuracy, exact match), then learning rate, gradient
+norm and tokens per second, for every visible run, with x as steps, tokens or wall time.
+
+Which task curves there are is declared by each task's config (core.config.tasks.Curve), so
+the view draws a new task's metrics without knowing the task; runs of different tasks shown
+together get the union of their curves.
 
 Each run draws its raw training curve faint behind an EMA-smoothed one, validation points on
 top, and a red dashed line where the divergence guard rolled back. `redraw()` only touches runs
@@ -9,6 +14,8 @@ the ranges follow the data in steps (curve_ranges), so 100k points stay smooth.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
@@ -24,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.config.tasks import DEFAULT_TASK, curves_of
 from workbench.qt.panels.training.curve_item import CurveItem
 from workbench.qt.panels.training.curve_ranges import RangeFollower
 from workbench.qt.panels.training.rollback_marks import COLOUR as ROLLBACK_COLOUR
@@ -39,13 +47,39 @@ from workbench.qt.panels.training.series import (
 from workbench.qt.widgets.log_axis import log_axes
 from workbench.qt.widgets.plot_export import PlotExportBar
 
-# (train metric, validation column or None, title); "bits" is retitled per tokenizer
-PLOTS = (("loss", "val_loss", "Loss (nats per token)"),
-         ("perplexity", "perplexity", "Perplexity"),
-         ("bits", "bits", "Bits per character"),
-         ("lr", None, "Learning rate"),
-         ("grad_norm", None, "Gradient norm before clipping"),
-         ("tok_s", None, "Tokens per second"))
+
+@dataclass(frozen=True)
+class PlotSpec:
+    """One plot: its key ("loss" for the loss), the training view drawn as a line (or None),
+    the validation metric drawn as dots (or None), its title, whether "Log y" applies, and a
+    factor for the values (100 for a share shown in percent)."""
+
+    key: str
+    train: str | None
+    val: str | None
+    title: str
+    log_ok: bool = True
+    scale: float = 1.0
+
+
+TRAINING_PLOTS = (PlotSpec("lr", "lr", None, "Learning rate", log_ok=False),
+                  PlotSpec("grad_norm", "grad_norm", None, "Gradient norm before clipping"),
+                  PlotSpec("tok_s", "tok_s", None, "Tokens per second"))
+
+
+def plot_specs(tasks: list[str]) -> tuple[PlotSpec, ...]:
+    """The task curves of `tasks` (each once, in order), then the training plots."""
+    specs: dict[str, PlotSpec] = {}
+    for task in dict.fromkeys(tasks):
+        for curve in curves_of(task):
+            key = curve.train or curve.metric
+            percent = curve.unit == "percent"
+            specs.setdefault(key, PlotSpec(key, curve.train, curve.metric,
+                                           curve.title + (" (%)" if percent else ""),
+                                           curve.log_ok, 100.0 if percent else 1.0))
+    return tuple(specs.values()) + TRAINING_PLOTS
+
+
 TITLE_SIZE = "9pt"
 EMPTY = np.empty(0)
 LINE_WIDTH = 2
@@ -65,27 +99,11 @@ class CurvesView(QWidget):
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
         self.plots: dict[str, pg.PlotItem] = {}
-        for index, (metric, _, title) in enumerate(PLOTS):
-            plot = self.graphics.addPlot(row=index // 3, col=index % 3,
-                                         axisItems=log_axes("left"))
-            plot.setTitle(title, size=TITLE_SIZE)
-            plot.setMinimumWidth(120)
-            plot.showGrid(x=True, y=True, alpha=0.2)
-            for side in ("left", "bottom"):
-                # keep each axis (its ticks, labels and grid) as a pixmap until its range
-                # changes: replaying them was a third of every repaint
-                plot.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-            # one width for every y axis: x-linking aligns the plots on screen, so a wider
-            # axis (0.0020 on the learning rate) would hide the start of that plot's curve
-            plot.getAxis("left").setWidth(LEFT_AXIS_PX)
-            if self.plots:
-                plot.setXLink(self.plots["loss"])
-            self.plots[metric] = plot
-        self.rollbacks = RollbackMarks(self.plots)
-        self.follower = RangeFollower(list(self.plots.values()), on_manual=self._stopped_following)
+        self.specs: tuple[PlotSpec, ...] = ()
+        self.unit = "token"
         self._zoom_redraw = QTimer(self, singleShot=True, interval=50)
         self._zoom_redraw.timeout.connect(self.redraw)
-        self.plots["loss"].vb.sigXRangeChanged.connect(self._view_moved)
+        self._build_plots(plot_specs([DEFAULT_TASK]))
         self.follow = QCheckBox("Follow")
         self.follow.setChecked(True)
         self.follow.setToolTip("Keep every curve in view as points arrive. Panning or zooming a "
@@ -138,9 +156,48 @@ class CurvesView(QWidget):
         self._refit = True
         self._settings_changed()
 
+    def _build_plots(self, specs: tuple[PlotSpec, ...]) -> None:
+        """(Re)make the plots for `specs`, three to a row, x-linked to the loss."""
+        self.graphics.clear()
+        for key in list(self._items):
+            self._items.pop(key)
+        self._drawn.clear()
+        self._val_drawn.clear()
+        self._colours.clear()
+        self.specs = specs
+        self.plots = {}
+        for index, spec in enumerate(specs):
+            plot = self.graphics.addPlot(row=index // 3, col=index % 3,
+                                         axisItems=log_axes("left"))
+            plot.setTitle(self._title(spec), size=TITLE_SIZE)
+            plot.setMinimumWidth(120)
+            plot.showGrid(x=True, y=True, alpha=0.2)
+            for side in ("left", "bottom"):
+                # keep each axis (its ticks, labels and grid) as a pixmap until its range
+                # changes: replaying them was a third of every repaint
+                plot.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            # one width for every y axis: x-linking aligns the plots on screen, so a wider
+            # axis (0.0020 on the learning rate) would hide the start of that plot's curve
+            plot.getAxis("left").setWidth(LEFT_AXIS_PX)
+            if self.plots:
+                plot.setXLink(self.plots["loss"])
+            self.plots[spec.key] = plot
+        self.rollbacks = RollbackMarks(self.plots)
+        following = getattr(self, "follow", None) is None or self.follow.isChecked()
+        self.follower = RangeFollower(list(self.plots.values()),
+                                      on_manual=self._stopped_following)
+        self.follower.following = following
+        self.plots["loss"].vb.sigXRangeChanged.connect(self._view_moved)
+        self._refit = True
+
+    def _title(self, spec: PlotSpec) -> str:
+        """A language model's loss and bits are per character with a character tokenizer."""
+        return spec.title.replace("per token", f"per {self.unit}")
+
     def set_unit(self, unit: str) -> None:
-        self.plots["loss"].setTitle(f"Loss (nats per {unit})", size=TITLE_SIZE)
-        self.plots["bits"].setTitle(f"Bits per {unit}", size=TITLE_SIZE)
+        self.unit = unit
+        for spec in self.specs:
+            self.plots[spec.key].setTitle(self._title(spec), size=TITLE_SIZE)
 
     def set_runs(self, runs: list[RunSeries]) -> None:
         self.runs = runs
@@ -148,13 +205,17 @@ class CurvesView(QWidget):
 
     def _settings_changed(self, *_) -> None:
         self.smoothing_label.setText(f"{self.smoothing.value() / 100:.2f}")
-        x_key = self.x_axis.currentData()
-        for metric, plot in self.plots.items():
-            plot.setLabel("bottom", X_AXES[x_key])
-            plot.setLogMode(y=self.log_scale.isChecked() and metric != "lr")
+        self._axes_settings()
         self._drawn.clear()
         self._refit = True
         self.redraw()
+
+    def _axes_settings(self) -> None:
+        x_key = self.x_axis.currentData()
+        for spec in self.specs:
+            plot = self.plots[spec.key]
+            plot.setLabel("bottom", X_AXES[x_key])
+            plot.setLogMode(y=self.log_scale.isChecked() and spec.log_ok)
 
     def _follow_toggled(self, on: bool) -> None:
         self.follower.following = on
@@ -172,6 +233,10 @@ class CurvesView(QWidget):
         """Push changed runs' data into their curves; remove curves of runs no longer listed;
         then move the ranges if the data left them (see curve_ranges)."""
         self.hint.setVisible(not any(run.visible and run.train.size for run in self.runs))
+        tasks = [run.task for run in self.runs if run.visible]
+        if tasks and plot_specs(tasks) != self.specs:
+            self._build_plots(plot_specs(tasks))
+            self._axes_settings()
         keys = {run.key for run in self.runs}
         changed = False
         for key in [k for k in self._items if k not in keys]:
@@ -244,16 +309,18 @@ class CurvesView(QWidget):
         val_changed = self._val_drawn.get(run.key) != val_shown
         self._val_drawn[run.key] = val_shown
         drawn = {}  # per training column: loss, perplexity and bits share the loss's points
-        for metric, val_column, _ in PLOTS:
-            column, view = metric_source(metric)
-            if column not in drawn:
-                drawn[column] = self._decimated(run, column, x, shown, buckets,
-                                                smoothing if metric != "lr" else 0.0)
-            raw_x, raw_y, line_x, line_y = drawn[column]
-            self._curve(run, metric, "raw").setData(raw_x, view(raw_y))
-            self._curve(run, metric, "smooth").setData(line_x, view(line_y))
-            if val_column and val_changed:
-                self._curve(run, metric, "val").setData(run.val[x_key], run.val[val_column])
+        for spec in self.specs:
+            if spec.train is not None:
+                column, view = metric_source(spec.train)
+                if column not in drawn:
+                    drawn[column] = self._decimated(run, column, x, shown, buckets,
+                                                    smoothing if spec.key != "lr" else 0.0)
+                raw_x, raw_y, line_x, line_y = drawn[column]
+                self._curve(run, spec.key, "raw").setData(raw_x, view(raw_y))
+                self._curve(run, spec.key, "smooth").setData(line_x, view(line_y))
+            if spec.val and val_changed and spec.val in run.val:
+                self._curve(run, spec.key, "val").setData(run.val[x_key],
+                                                          spec.scale * run.val[spec.val])
         self.rollbacks.show(run, x_key)
 
     def _decimated(self, run: RunSeries, column: str, x: np.ndarray, shown: slice,

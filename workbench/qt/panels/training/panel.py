@@ -236,9 +236,9 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
     def _adopt_folder(self, event: RunStarted) -> None:
         """Key the live run by its folder (a resumed run keeps its curve up to its checkpoint)."""
         series = self.series.pop(self.live_key)
+        series.task = event.task
         if event.resumed_step:
-            series.train.truncate_after(event.resumed_step)
-            series.val.truncate_after(event.resumed_step)
+            series.truncate_after(event.resumed_step)
             series.samples = [s for s in series.samples if s.step <= event.resumed_step]
             series.version += 1
         old, series.key = self.live_key, event.run_dir

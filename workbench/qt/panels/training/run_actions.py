@@ -51,7 +51,8 @@ class RunListActions:
                                                            record.settings.get("colour", ""))
         if series.live or series.followed:
             return  # its own events keep it up to date
-        fresh = RunSeries(key, record.name, record.settings.get("colour") or series.colour)
+        fresh = RunSeries(key, record.name, record.settings.get("colour") or series.colour,
+                          task=record.task)
         for event in record.events:
             fresh.add(event)
         fresh.samples = list(record.samples)

@@ -17,7 +17,7 @@ from workbench.core.events import DivergenceHandled, EvalLogged, Event, SampleGe
 
 X_AXES = {"step": "Step", "tokens": "Tokens seen", "time": "Wall time (s)"}
 TRAIN_COLUMNS = ("step", "tokens", "time", "loss", "lr", "grad_norm", "tok_s", "clip_rate")
-VAL_COLUMNS = ("step", "tokens", "time", "val_loss", "perplexity", "bits")
+VAL_COLUMNS = ("step", "tokens", "time")  # then one column per metric the validations name
 
 
 class Columns:
@@ -43,6 +43,23 @@ class Columns:
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self._data[self.names.index(name), : self.size]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.names
+
+    def add_column(self, name: str) -> None:
+        """A new column, nan for the rows before it (a metric the first validations lacked)."""
+        grown = np.full((len(self.names) + 1, self._data.shape[1]), np.nan)
+        grown[:-1] = self._data
+        self._data = grown
+        self.names = self.names + (name,)
+
+    def append_named(self, values: dict[str, float]) -> None:
+        """Append a row given by name; columns it does not name get nan, new names a column."""
+        for name in values:
+            if name not in self.names:
+                self.add_column(name)
+        self.append(*(values.get(name, np.nan) for name in self.names))
 
     def truncate_after(self, step: float) -> None:
         steps = self["step"]
@@ -70,25 +87,34 @@ class RunSeries:
     divergences: list[Divergence] = field(default_factory=list)
     samples: list[SampleGenerated] = field(default_factory=list)
     version: int = 0  # bumped at each change, so views redraw only what changed
+    task: str = "language_model"  # its task's declared curves are the ones to plot
+    results: list[tuple[int, dict]] = field(default_factory=list)  # (step, structured results)
 
     def add(self, event: Event) -> None:
         if isinstance(event, StepLogged):
             self.train.append(event.step, event.tokens_seen, event.elapsed_s, event.loss,
                               event.lr, event.grad_norm, event.tokens_per_s, event.clip_rate)
         elif isinstance(event, EvalLogged):
-            self.val.append(event.step, event.tokens_seen, event.elapsed_s, event.val_loss,
-                            event.perplexity, event.bits_per_token)
+            self.val.append_named({"step": event.step, "tokens": event.tokens_seen,
+                                   "time": event.elapsed_s, **event.metrics})
+            if event.results:
+                self.results.append((event.step, event.results))
         elif isinstance(event, DivergenceHandled):
             tokens = self.train["tokens"][-1] if self.train.size else 0.0
             time = self.train["time"][-1] if self.train.size else 0.0
             self.divergences.append(Divergence(event.step, tokens, time, event.reason))
-            self.train.truncate_after(event.resumed_at)
-            self.val.truncate_after(event.resumed_at)
+            self.truncate_after(event.resumed_at)
         elif isinstance(event, SampleGenerated):
             self.samples.append(event)
         else:
             return
         self.version += 1
+
+    def truncate_after(self, step: int) -> None:
+        """Drop what was logged after `step` (a rollback or a resume trains it again)."""
+        self.train.truncate_after(step)
+        self.val.truncate_after(step)
+        self.results = [(s, r) for s, r in self.results if s <= step]
 
 
 def ema(values: np.ndarray, smoothing: float) -> np.ndarray:
@@ -180,20 +206,24 @@ class SmoothedCache:
 
 
 def runs_csv(runs: list[RunSeries]) -> tuple[list[str], list[list]]:
-    """The runs' points in long form for CSV export: one row per logged point."""
+    """The runs' points in long form for CSV export: one row per logged point, one column per
+    training quantity and per validation metric any of the runs logged."""
+    metrics: list[str] = []
+    for run in runs:
+        metrics += [n for n in run.val.names[len(VAL_COLUMNS):] if n not in metrics]
     header = ["run", "split", "step", "tokens", "time_s", "loss", "lr", "grad_norm",
-              "tokens_per_s", "val_loss", "perplexity", "bits"]
+              "tokens_per_s", *metrics]
     rows: list[list] = []
     for run in runs:
         t = run.train
         for i in range(t.size):
             rows.append([run.name, "train", int(t["step"][i]), int(t["tokens"][i]),
                          t["time"][i], t["loss"][i], t["lr"][i], t["grad_norm"][i],
-                         t["tok_s"][i], "", "", ""])
+                         t["tok_s"][i]] + [""] * len(metrics))
         v = run.val
         for i in range(v.size):
             rows.append([run.name, "val", int(v["step"][i]), int(v["tokens"][i]),
-                         v["time"][i], "", "", "", "", v["val_loss"][i],
-                         v["perplexity"][i], v["bits"][i]])
+                         v["time"][i], "", "", "", ""]
+                        + [v[m][i] if m in v else "" for m in metrics])
     columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in header]
     return header, columns

@@ -1,0 +1,112 @@
+"""Task configurations (torch-free) and the registry of task names to config types.
+
+A task says what a model learns to do (DESIGN.md section 3b): next-token language modelling,
+sequence-to-sequence, classification... Its config is a dataclass whose form fields are declared
+with `param(...)`, like the model configs, so the Qt room builds a form from it; recipes keep it
+as their `[task]` table (`name = "..."` plus the fields). The class also declares, as ClassVars,
+what the window needs to know without importing torch:
+
+- `name`, `title`: registry key and the name a user reads;
+- `curves`: the validation metrics the Training panel plots for this task (`Curve`), so the
+  panel draws task metrics without knowing the task;
+- `inspectors`: the names of the panels that apply to a model trained on it;
+- `needs_corpus`: whether the task reads the session's tokenized corpus (language modelling)
+  or brings its own data (a generator or a file named in the config).
+
+The torch side (`workbench.core.tasks`) registers a `Task` class under the same name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from workbench.core.config.fields import from_dict, range_problems, to_dict
+
+TASK_CONFIGS: dict[str, type] = {}
+DEFAULT_TASK = "language_model"
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One plot of the Training panel: a validation metric and, optionally, the training view
+    drawn with it.
+
+    `metric` is a key of `EvalLogged.metrics`; `train` names a view of the training loss the
+    panel also draws in this plot ("loss", "perplexity" = exp(loss), "bits" = loss / ln 2), or
+    None for a metric that exists only at validation (an accuracy). `unit` is "percent" for a
+    share in [0, 1] that the axis shows as 0-100 %."""
+
+    metric: str
+    title: str
+    train: str | None = None
+    log_ok: bool = True  # may follow the panel's "Log y" box (accuracies should not)
+    unit: str = ""
+    short: str = ""  # the name a one-line summary uses ("bits", "exact match")
+
+
+def register_task_config(cls: type) -> type:
+    """Class decorator: make a task config available under its `name`."""
+    TASK_CONFIGS[cls.name] = cls
+    return cls
+
+
+def task_names() -> list[str]:
+    return list(TASK_CONFIGS)
+
+
+def task_config_type(name: str) -> type:
+    if name not in TASK_CONFIGS:
+        known = ", ".join(TASK_CONFIGS)
+        raise ValueError(f"Unknown task '{name}'. Known: {known}.")
+    return TASK_CONFIGS[name]
+
+
+def task_config_to_dict(config: Any) -> dict[str, Any]:
+    return {"name": config.name, **to_dict(config)}
+
+
+def task_config_from_dict(data: dict[str, Any] | None) -> Any:
+    """The config a `[task]` table (or checkpoint entry) describes; none = language model."""
+    data = dict(data or {})
+    return from_dict(task_config_type(str(data.get("name", DEFAULT_TASK))), data)
+
+
+def curves_of(task_name: str) -> tuple[Curve, ...]:
+    """The curves a run of `task_name` plots (a language model's for unknown names, so a run
+    folder from a newer version still shows its loss). The first is always the loss."""
+    cls = TASK_CONFIGS.get(task_name) or TASK_CONFIGS[DEFAULT_TASK]
+    return cls.curves
+
+
+def headline(task_name: str, metrics: dict[str, float]) -> str:
+    """The task's headline metrics in a few words ("2.743 bits", "exact match 97.5%"), for
+    the CLI's progress line and status texts."""
+    cls = TASK_CONFIGS.get(task_name) or TASK_CONFIGS[DEFAULT_TASK]
+    parts = []
+    for curve in cls.curves:
+        if curve.short and curve.metric in metrics:
+            value = metrics[curve.metric]
+            parts.append(f"{curve.short} {value:.1%}" if curve.unit == "percent"
+                         else f"{value:.3f} {curve.short}")
+    return ", ".join(parts)
+
+
+@register_task_config
+@dataclass
+class LanguageModelTaskConfig:
+    """Next-token prediction on the tokenized corpus (the workbench's first task)."""
+
+    name: ClassVar[str] = "language_model"
+    title: ClassVar[str] = "Language model (next token)"
+    needs_corpus: ClassVar[bool] = True
+    curves: ClassVar[tuple[Curve, ...]] = (
+        Curve("val_loss", "Loss (nats per token)", train="loss"),
+        Curve("perplexity", "Perplexity", train="perplexity"),
+        Curve("bits", "Bits per token", train="bits", short="bits"),
+    )
+    inspectors: ClassVar[tuple[str, ...]] = ("gates", "attention", "nexttoken", "gradients",
+                                             "generate")
+
+    def problems(self) -> list[str]:
+        return range_problems(self)

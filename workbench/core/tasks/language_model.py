@@ -1,0 +1,145 @@
+"""Language modelling: predict token x_{t+1} from x_1..x_t (SLP3 9.2-9.3; teacher forcing).
+
+The data is the tokenized corpus. Batching follows the model's `supports_state` (never its
+architecture): contiguous windows whose hidden state is carried (and detached) from one batch to
+the next for models that keep a state (truncated BPTT), random blocks for stateless ones. The
+carried state is this task's `carry`, so the trainer keeps and checkpoints it without knowing
+what it is. Validation is mean cross-entropy on the first windows of the held-out split, with
+perplexity exp(L) and bits L / ln 2; the preview is text sampled from a held-out prompt.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Generator, Iterator
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from workbench.core.config.tasks import LanguageModelTaskConfig
+from workbench.core.events import Event, JobFinished, Notice
+from workbench.core.jobs import JobControl, JobSpec, UserFacingError
+from workbench.core.tasks.base import Batch, Evaluation, Task, register_task
+from workbench.core.training.batches import training_batches, validation_windows
+from workbench.core.training.evaluation import evaluate, sample_text
+from workbench.core.training.metrics import bits_per_token, perplexity
+from workbench.core.training.setup import state_to
+
+
+def corpus_tokens_steps(recipe, control: JobControl, tokenizer=None
+                        ) -> Generator[Event, None, object]:
+    """Load and tokenize the recipe's corpus (with `tokenizer` when given, so a resumed run
+    reads the ids it was trained on); returns the TokenizedCorpus."""
+    from workbench.core.corpus.dataset import tokenize_job
+    from workbench.core.corpus.loading import load_corpus_steps
+    from workbench.core.training.recipe import corpus_hash
+
+    location = recipe.corpus_location()
+    if not location.exists():
+        raise UserFacingError(f"The recipe's corpus {location} does not exist. Edit [corpus] "
+                              "in the recipe to point at a file or folder on this machine.")
+    corpus = yield from load_corpus_steps(location)
+    digest = corpus_hash(corpus.text)
+    if recipe.corpus_sha256 and digest != recipe.corpus_sha256:
+        yield Notice(f"The corpus {location} differs from the one this recipe was made with "
+                     "(its SHA-256 hash changed): curves will not match the original run.")
+    recipe.corpus_sha256 = digest
+    result = None
+    for event in tokenize_job(corpus, recipe.tokenizer, tokenizer).job(control):
+        if isinstance(event, JobFinished):
+            result = event.result
+        else:
+            yield event
+    return result
+
+
+@register_task
+class LanguageModelTask(Task):
+    name = LanguageModelTaskConfig.name
+
+    @classmethod
+    def examples(cls, config, recipe, control, vocabulary=None):
+        from workbench.core.corpus.tokenizers import tokenizer_from_dict
+
+        tokenizer = tokenizer_from_dict(vocabulary) if vocabulary else None
+        return (yield from corpus_tokens_steps(recipe, control, tokenizer))
+
+    def vocabulary(self) -> dict:
+        return self.data.tokenizer.to_dict()
+
+    def build_model(self, model_config, build: Callable):
+        model = build(dataclasses.replace(model_config, vocab_size=self.data.vocab_size))
+        if not getattr(model, "causal", True):
+            raise UserFacingError("A bidirectional model sees the token it should predict, so "
+                                  "it cannot be trained as a language model. Turn off "
+                                  "'Bidirectional' in the model settings.")
+        return model
+
+    def start(self, model, training, device) -> None:
+        tokens = self.data
+        self.device = device
+        self.batch_size = training.batch_size
+        self.stateful = bool(getattr(model, "supports_state", False))
+        context = getattr(model.config, "context_length", None)
+        self.seq_len = min(training.seq_len, context) if context else training.seq_len
+        self.batches = training_batches(np.asarray(tokens.train), training.batch_size,
+                                        self.seq_len, self.stateful, training.seed)
+        self.val = validation_windows(np.asarray(tokens.val), training.batch_size, self.seq_len,
+                                      training.eval_batches) if len(tokens.val) >= 3 else []
+        self.prompt = sample_prompt(self.data.tokenizer, np.asarray(
+            tokens.val if len(tokens.val) else tokens.train))
+        self.seed = training.seed
+        self.sample_length = training.sample_length
+
+    def batch(self, step: int) -> Batch:
+        x, y = self.batches.batch(step)
+        return Batch({"inputs": x, "targets": y}, tokens=x.size,
+                     fresh=self.batches.starts_sequence(step))
+
+    def loss(self, model, batch: Batch, carry):
+        if batch.fresh or carry is None:
+            carry = state_to(model.init_state(self.batch_size), self.device)
+        logits, new_state = model(batch["inputs"], carry)  # (B, T, V)
+        loss = F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]),
+                               batch["targets"].reshape(-1))
+        return loss, model.detach_state(new_state)
+
+    def restore_carry(self, model, parts, device):
+        return restore_nested(model.init_state(self.batch_size), iter(parts), device)
+
+    def has_validation(self) -> bool:
+        return bool(self.val)
+
+    def evaluate(self, model, amp: bool) -> Evaluation:
+        loss = evaluate(model, self.val, self.device, amp)
+        return Evaluation(loss, {"perplexity": perplexity(loss), "bits": bits_per_token(loss)})
+
+    def preview(self, model, step: int) -> str:
+        return sample_text(model, self.data.tokenizer, self.prompt, self.sample_length,
+                           self.stateful, self.seq_len, self.seed + step, self.device)
+
+    @classmethod
+    def predict(cls, model, vocabulary: dict, text: str, settings) -> JobSpec:
+        from workbench.core.corpus.tokenizers import tokenizer_from_dict
+        from workbench.core.generation.generate import generation_job
+
+        return generation_job(model, tokenizer_from_dict(vocabulary), text, settings)
+
+
+def sample_prompt(tokenizer, ids: np.ndarray, length: int = 32) -> list[int]:
+    """The first `length` tokens of the held-out text after its first line break, so samples
+    start at the beginning of a line rather than mid-word."""
+    head = [int(t) for t in ids[:400]]
+    start = next((i + 1 for i, t in enumerate(head) if tokenizer.token(t).endswith("\n")), 0)
+    prompt = head[start: start + length]
+    return prompt if len(prompt) == length else head[:length]
+
+
+def restore_nested(template, parts: Iterator[torch.Tensor], device):
+    """Refill a state shaped like `template` (tensor or nested tuples) from saved tensors."""
+    if template is None:
+        return None
+    if isinstance(template, torch.Tensor):
+        return next(parts).to(device)
+    return type(template)(restore_nested(t, parts, device) for t in template)
