@@ -182,6 +182,7 @@ class RunGrew(Event):
     samples: tuple[SampleGenerated, ...] = ()
     skipped_lines: int = 0
     restarted: bool = False  # the files were rewritten: these replace everything read before
+    task: str = "language_model"  # the run's task (from its recipe): which curves to plot
 
 
 @dataclass(frozen=True)

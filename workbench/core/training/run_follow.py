@@ -26,7 +26,7 @@ from pathlib import Path
 from workbench.core.events import CheckpointLoaded, Event, Notice, RunGrew
 from workbench.core.jobs import JobControl, UserFacingError
 from workbench.core.training.run_tail import RunTail
-from workbench.core.training.runs import run_label
+from workbench.core.training.runs import run_label, run_task
 
 POLL_S = 1.0
 KINDS = ("latest", "best")
@@ -126,7 +126,8 @@ def follow_run_steps(run_dir: str | Path, control: JobControl, load_snapshot: Sn
         chunk = tail.read()
         if chunk:
             yield RunGrew(str(run_dir), run_label(run_dir), tuple(chunk.events),
-                          tuple(chunk.samples), chunk.skipped_lines, chunk.restarted)
+                          tuple(chunk.samples), chunk.skipped_lines, chunk.restarted,
+                          run_task(run_dir))
         if chunk.more:
             continue  # a large file arrives piece by piece, without waiting
         yield from _new_checkpoint(run_dir, watch, load_snapshot)

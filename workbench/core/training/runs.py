@@ -188,6 +188,14 @@ def read_run(path: str | Path) -> RunRecord:
     return record
 
 
+def run_task(run_dir: Path) -> str:
+    """The task of a run folder, from its recipe (a language model when it has none yet)."""
+    try:
+        return recipe_task_name((Path(run_dir) / "recipe.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return DEFAULT_TASK
+
+
 def recipe_task_name(recipe_text: str) -> str:
     """The task a recipe names in its [task] table; a recipe without one (every recipe made
     before tasks existed) trains a language model."""

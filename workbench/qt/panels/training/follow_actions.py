@@ -62,7 +62,7 @@ class FollowActions:
 
     def _fresh_series(self, old: RunSeries) -> RunSeries:
         """An empty series in the old one's place (the follow reads the run from the top)."""
-        series = RunSeries(old.key, old.name, old.colour, visible=old.visible)
+        series = RunSeries(old.key, old.name, old.colour, visible=old.visible, task=old.task)
         series.version = max(old.version, 0) + 1
         self.series[old.key] = series
         return series
@@ -91,6 +91,7 @@ class FollowActions:
                                         "its curves are read again.")
             if shown:
                 self.samples.show_samples([])
+        series.task = event.task
         for item in event.events:
             series.add(item)
         series.samples.extend(event.samples)
