@@ -25,6 +25,12 @@ def architectures() -> list[str]:
     return list(MODEL_CONFIGS)
 
 
+def language_model_configs() -> dict[str, type]:
+    """The architectures that can be trained as next-token language models (an encoder-only
+    one, such as the transformer encoder, cannot)."""
+    return {arch: cls for arch, cls in MODEL_CONFIGS.items() if cls.language_model}
+
+
 def config_to_dict(config: Any) -> dict[str, Any]:
     return {"arch": config.arch, **to_dict(config)}
 
@@ -43,6 +49,7 @@ class RecurrentConfig:
 
     arch: ClassVar[str] = ""
     title: ClassVar[str] = ""
+    language_model: ClassVar[bool] = True  # also a next-token model (not only an encoder)
     vocab_size: int = 0
     embedding_size: int = param(64, "Embedding size",
                                 "Width d of the token embeddings e_t = E x_t.", min=2,
@@ -103,6 +110,7 @@ class TransformerConfig:
 
     arch: ClassVar[str] = "transformer"
     title: ClassVar[str] = "Transformer (decoder)"
+    language_model: ClassVar[bool] = True
     vocab_size: int = 0
     d_model: int = param(128, "Width d_model", "Width of tokens, attention and residual stream.",
                          min=8, max=4096, step=8)
@@ -133,3 +141,22 @@ class TransformerConfig:
                 f"Heads ({self.num_heads}) must divide the width d_model ({self.d_model})."
             )
         return problems
+
+
+@register_config
+@dataclass
+class TransformerEncoderConfig(TransformerConfig):
+    """Transformer blocks without the causal mask: every position attends to every other.
+
+    An encoder, not a language model: it feeds a classifier, a tagger or a masked-LM head.
+    `tie_weights` ties the masked-LM head's output matrix to the token embedding.
+    """
+
+    arch: ClassVar[str] = "transformer_encoder"
+    title: ClassVar[str] = "Transformer (encoder)"
+    language_model: ClassVar[bool] = False
+    tie_weights: bool = param(False, "Tie weights", "Share the token embedding with the "
+                              "masked-LM head's output matrix (E = V, as BERT does).")
+    cls_token: bool = param(False, "[CLS] token", "Prepend a learned [CLS] vector at position "
+                            "0 (BERT): a classifier may read the sentence from its state. The "
+                            "context length must hold it too.")

@@ -3,8 +3,15 @@
 Importing the package registers every family.
 """
 
-from workbench.core.models import recurrent, transformer  # noqa: F401 - registers the builders
+from workbench.core.models import (  # noqa: F401 - registers the builders and encoders
+    recurrent,
+    recurrent_encoder,
+    transformer,
+    transformer_encoder,
+)
 from workbench.core.models.base import SequenceModel
+from workbench.core.models.encoder import build_encoder, encoder_architectures
 from workbench.core.models.registry import build_model, register_builder, registered
 
-__all__ = ["SequenceModel", "build_model", "register_builder", "registered"]
+__all__ = ["SequenceModel", "build_encoder", "build_model", "encoder_architectures",
+           "register_builder", "registered"]

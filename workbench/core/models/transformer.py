@@ -46,10 +46,14 @@ def sinusoidal_encoding(positions: int, width: int) -> torch.Tensor:
 
 
 class Block(nn.Module):
-    def __init__(self, config) -> None:
+    """One transformer block. `causal` True: the decoder's masked self-attention; False: an
+    encoder block, where every position sees every other (real) one."""
+
+    def __init__(self, config, causal: bool = True) -> None:
         super().__init__()
         d = config.d_model
         self.heads = config.num_heads
+        self.causal = causal
         self.pre_norm = config.norm_placement == "pre"
         self.qkv = nn.Linear(d, 3 * d)  # W_Q, W_K, W_V side by side
         self.proj = nn.Linear(d, d)  # W_O
@@ -60,33 +64,39 @@ class Block(nn.Module):
         self.dropout = config.dropout
         self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
 
-    def attention(self, x: torch.Tensor) -> torch.Tensor:
+    def attention(self, x: torch.Tensor, key_mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Multi-head self-attention; `key_mask` (B, T) bool, True on real tokens, keeps every
+        query off the padding keys (an encoder's padded batch)."""
         batch, steps, width = x.shape
         q, k, v = self.qkv(x).split(width, dim=2)
         shape = (batch, steps, self.heads, width // self.heads)
         q, k, v = (t.view(shape).transpose(1, 2) for t in (q, k, v))  # (B, nh, T, hs)
+        allowed = None if key_mask is None else key_mask[:, None, None, :]  # (B, 1, 1, T)
+        if allowed is not None and self.causal:
+            allowed = allowed & torch.ones(steps, steps, dtype=torch.bool,
+                                           device=x.device).tril()
         out = F.scaled_dot_product_attention(
-            q, k, v, is_causal=True, dropout_p=self.dropout if self.training else 0.0
+            q, k, v, attn_mask=allowed, is_causal=self.causal and allowed is None,
+            dropout_p=self.dropout if self.training else 0.0,
         )
         return self.proj(out.transpose(1, 2).reshape(batch, steps, width))  # (B, T, D)
 
     def feed_forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.ff_out(F.relu(self.ff_in(x)))
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, key_mask: torch.Tensor | None = None) -> torch.Tensor:
         if self.pre_norm:
-            x = x + self.drop(self.attention(self.norm1(x)))
+            x = x + self.drop(self.attention(self.norm1(x), key_mask))
             return x + self.drop(self.feed_forward(self.norm2(x)))
-        x = self.norm1(x + self.drop(self.attention(x)))
+        x = self.norm1(x + self.drop(self.attention(x, key_mask)))
         return self.norm2(x + self.drop(self.feed_forward(x)))
 
 
-@register_builder("transformer")
-class TransformerLM(SequenceModel):
-    supports_state = False
+class TokenPositions:
+    """Mixin for the transformer families: x_0 = E[tokens] (scaled) + P, the embedding table,
+    learned or sinusoidal positions and the initialisation both families share."""
 
-    def __init__(self, config) -> None:
-        super().__init__(config)
+    def _make_embeddings(self, config) -> None:
         d = config.d_model
         self.embedding = nn.Embedding(config.vocab_size, d)
         self.learned_positions = config.positional == "learned"
@@ -96,13 +106,10 @@ class TransformerLM(SequenceModel):
             self.register_buffer(
                 "sinusoid", sinusoidal_encoding(config.context_length, d), persistent=False
             )
-        self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
-        self.blocks = nn.ModuleList(Block(config) for _ in range(config.num_layers))
-        # pre-LN leaves the residual stream unnormalised: one more LayerNorm before the head
-        self.final_norm = nn.LayerNorm(d) if config.norm_placement == "pre" else nn.Identity()
-        self.head = nn.Linear(d, config.vocab_size)
-        if config.tie_weights:
-            self.head.weight = self.embedding.weight
+
+    def _init_embeddings(self) -> None:
+        """GPT-style N(0, 0.02) weights; then, with a sinusoid, the embedding rescaled."""
+        d = self.config.d_model
         self.apply(self._init_weights)
         # The sinusoid has amplitude 1 in every dimension; token embeddings of std 0.02 would
         # drown in it (training then sits at the unigram loss). As in Vaswani et al. 3.4
@@ -132,6 +139,24 @@ class TransformerLM(SequenceModel):
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
         """x_0 = √d · E[tokens] + P (sinusoidal) or E[tokens] + P (learned): (B, T, D)."""
         return self.embedding(tokens) * self.embed_scale + self.positional(tokens.shape[1])
+
+
+@register_builder("transformer")
+class TransformerLM(TokenPositions, SequenceModel):
+    supports_state = False
+
+    def __init__(self, config) -> None:
+        super().__init__(config)
+        d = config.d_model
+        self._make_embeddings(config)
+        self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.num_layers))
+        # pre-LN leaves the residual stream unnormalised: one more LayerNorm before the head
+        self.final_norm = nn.LayerNorm(d) if config.norm_placement == "pre" else nn.Identity()
+        self.head = nn.Linear(d, config.vocab_size)
+        if config.tie_weights:
+            self.head.weight = self.embedding.weight
+        self._init_embeddings()
 
     def forward(self, tokens: torch.Tensor, state: State = None) -> tuple[torch.Tensor, State]:
         x = self.drop(self.embed(tokens))

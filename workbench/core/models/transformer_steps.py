@@ -1,7 +1,8 @@
 """The transformer's blocks written out as the seeds' equations, on the model's own weights.
 
   Attention(Q, K, V) = softmax(Q Kᵀ / √d_k + M) V,  Q = X W_Q, K = X W_K, V = X W_V   (000, 9.34)
-  M[i, j] = −∞ for j > i (the causal mask: a position sees itself and the past only)
+  M[i, j] = −∞ for j > i (the causal mask: a position sees itself and the past only); an
+  encoder block has no causal mask, only M[i, j] = −∞ where key j is padding
   MultiHead(X) = Concat(head_1, …, head_h) W_O
   LayerNorm(x) = γ (x − μ) / √(σ² + ε) + β, with the population variance σ² = mean((x − μ)²)
   FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
@@ -21,17 +22,22 @@ def layer_norm(x: torch.Tensor, norm: torch.nn.LayerNorm) -> torch.Tensor:
     return norm.weight * (x - mean) / torch.sqrt(variance + norm.eps) + norm.bias
 
 
-def attention(block, x: torch.Tensor, head_clamp: tuple[int, float] | None):
-    """Multi-head causal self-attention; returns the output, the weights and the scores."""
+def attention(block, x: torch.Tensor, head_clamp: tuple[int, float] | None,
+              key_mask: torch.Tensor | None = None):
+    """Multi-head self-attention (causal when the block is); `key_mask` (B, T) bool is True on
+    real tokens. Returns the output, the weights and the scores (−∞ where masked)."""
     batch, steps, width = x.shape
     heads = block.heads
     size = width // heads  # d_k
     q, k, v = F.linear(x, block.qkv.weight, block.qkv.bias).split(width, dim=2)
     q, k, v = (t.view(batch, steps, heads, size).transpose(1, 2) for t in (q, k, v))
     scores = q @ k.transpose(-2, -1) / math.sqrt(size)  # (B, nh, T, T)
-    future = torch.ones(steps, steps, dtype=torch.bool, device=x.device).triu(1)
-    scores = scores.masked_fill(future, float("-inf"))
-    weights = torch.softmax(scores, dim=-1)  # rows sum to 1 over j <= i
+    if block.causal:
+        future = torch.ones(steps, steps, dtype=torch.bool, device=x.device).triu(1)
+        scores = scores.masked_fill(future, float("-inf"))
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask[:, None, None, :], float("-inf"))
+    weights = torch.softmax(scores, dim=-1)  # rows sum to 1 over the keys a query may see
     heads_out = weights @ v  # (B, nh, T, d_k)
     if head_clamp is not None:
         heads_out = heads_out.clone()
@@ -45,7 +51,7 @@ def feed_forward(block, x: torch.Tensor) -> torch.Tensor:
     return F.linear(hidden, block.ff_out.weight, block.ff_out.bias)
 
 
-def run(model, x: torch.Tensor, clamp, record: bool):
+def run(model, x: torch.Tensor, clamp, record: bool, key_mask: torch.Tensor | None = None):
     """x (B, T, D) with positions added -> the last residual stream and per-layer records."""
     records = []
     for index, block in enumerate(model.blocks):
@@ -53,11 +59,12 @@ def run(model, x: torch.Tensor, clamp, record: bool):
         if clamp is not None and int(clamp["layer"]) == index:
             head_clamp = (int(clamp["head"]), float(clamp["value"]))
         if block.pre_norm:
-            attended, weights, scores = attention(block, layer_norm(x, block.norm1), head_clamp)
+            attended, weights, scores = attention(block, layer_norm(x, block.norm1), head_clamp,
+                                                 key_mask)
             x = x + attended
             x = x + feed_forward(block, layer_norm(x, block.norm2))
         else:
-            attended, weights, scores = attention(block, x, head_clamp)
+            attended, weights, scores = attention(block, x, head_clamp, key_mask)
             x = layer_norm(x + attended, block.norm1)
             x = layer_norm(x + feed_forward(block, x), block.norm2)
         if record:

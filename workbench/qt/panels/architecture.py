@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.config.models import MODEL_CONFIGS
+from workbench.core.config.models import MODEL_CONFIGS, language_model_configs
 from workbench.core.config.summary import ModelSummary, human_bytes, human_count
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.architecture_cards import architecture_card
@@ -67,7 +67,7 @@ class ArchitecturePanel(Panel):
         self.picker = QComboBox(objectName="architecture-picker")
         self.forms: dict[str, ConfigForm] = {}
         self.stack = QStackedWidget()
-        for arch, config_type in MODEL_CONFIGS.items():
+        for arch, config_type in language_model_configs().items():
             self.picker.addItem(config_type.title, arch)
             form = ConfigForm(config_type)
             form.changed.connect(self._on_form_changed)
@@ -82,7 +82,7 @@ class ArchitecturePanel(Panel):
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         self.match_target = QComboBox(objectName="match-target")
-        for arch, config_type in MODEL_CONFIGS.items():
+        for arch, config_type in language_model_configs().items():
             self.match_target.addItem(config_type.title, arch)
         self.match_button = QPushButton("Propose")
         self.match_button.clicked.connect(self.propose_matched_size)

@@ -1,0 +1,95 @@
+"""A transformer encoder: the decoder's blocks without the causal mask (SEEDS T12; BERT).
+
+x_0 = E[tokens] (scaled) + P, with an optional learned [CLS] vector prepended at position 0;
+for r = 1 … N: X := LayerNorm(X + MultiHead(X W_Q, X W_K, X W_V)) and
+X := LayerNorm(X + FFN(X)) (post-LN, the seeds' form; pre-LN optional), every query attending to
+every real key. Padded keys get exactly zero weight (a key-padding mask), so padding changes no
+real position. The blocks, the position table and the step-by-step transcription are the
+decoder-only model's (`transformer.Block`, `TokenPositions`, `transformer_steps`).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from workbench.core.models import transformer_steps
+from workbench.core.models.base import Clamp, as_probe, eval_mode, to_numpy, token_labels
+from workbench.core.models.encoder import EncoderOutput, EncoderTrace, full_mask, register_encoder
+from workbench.core.models.transformer import Block, TokenPositions
+from workbench.core.trace import LayerTrace
+
+CLS_TEXT = "[CLS]"
+
+
+@register_encoder("transformer_encoder")
+class TransformerEncoder(TokenPositions, nn.Module):
+    """Token ids (B, S) -> states (B, S, D) and, with `cls_token`, the [CLS] state (B, D)."""
+
+    def __init__(self, config) -> None:
+        super().__init__()
+        self.config = config
+        d = config.d_model
+        self.output_size = d
+        self.has_cls = bool(getattr(config, "cls_token", False))
+        self._make_embeddings(config)
+        self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
+        self.blocks = nn.ModuleList(Block(config, causal=False) for _ in range(config.num_layers))
+        self.final_norm = nn.LayerNorm(d) if config.norm_placement == "pre" else nn.Identity()
+        self._init_embeddings()
+        if self.has_cls:  # starts like a token's embedding and is scaled as one
+            std = 0.02 if self.learned_positions else d**-0.5
+            self.cls = nn.Parameter(torch.randn(1, 1, d) * std)
+
+    def embed_with_cls(self, tokens: torch.Tensor, mask: torch.Tensor | None
+                       ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """x_0 (B, T, D) with T = S (+1 for [CLS] at position 0) and the matching key mask."""
+        x = self.embedding(tokens) * self.embed_scale  # (B, S, D)
+        if self.has_cls:
+            cls = self.cls * self.embed_scale
+            x = torch.cat([cls.expand(tokens.shape[0], -1, -1), x], dim=1)
+            if mask is not None:
+                mask = torch.cat([mask.new_ones(mask.shape[0], 1), mask], dim=1)
+        return x + self.positional(x.shape[1]), mask
+
+    def _output(self, x: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
+        x = self.final_norm(x)
+        cls, states = (x[:, 0], x[:, 1:]) if self.has_cls else (None, x)
+        states = states * mask.unsqueeze(-1).to(states.dtype)  # padding reads as exactly 0
+        return EncoderOutput(states, mask, None, cls)
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor | None = None,
+                state=None) -> EncoderOutput:
+        key_mask = None if mask is None or bool(mask.all()) else mask
+        x, key_mask = self.embed_with_cls(tokens, key_mask)
+        x = self.drop(x)
+        for block in self.blocks:
+            x = block(x, key_mask)
+        return self._output(x, full_mask(tokens) if mask is None else mask)
+
+    def step_run(self, tokens: torch.Tensor, mask: torch.Tensor | None = None,
+                 clamp: Clamp = None, record: bool = True):
+        """The seeds' equations: (x_0, last residual stream, per-block records)."""
+        x0, key_mask = self.embed_with_cls(tokens, mask)
+        x, records = transformer_steps.run(self, x0, clamp, record=record, key_mask=key_mask)
+        return x0, x, records
+
+    def trace(self, tokens: torch.Tensor, token_text: list[str] | None = None,
+              state=None, clamp: Clamp = None) -> EncoderTrace:
+        tokens = as_probe(tokens).to(self.embedding.weight.device)
+        with eval_mode(self):
+            x0, x, records = self.step_run(tokens, None, clamp)
+            output = self._output(x, full_mask(tokens))
+        size = self.config.d_model // self.config.num_heads
+        layers = [
+            LayerTrace(name=f"layer {i}", kind="attention",
+                       values={k: to_numpy(v[0]) for k, v in rec.items()},
+                       convention=f"encoder: no causal mask; scaled dot-product, 1/√d_k with "
+                                  f"d_k = {size}; {self.config.norm_placement}-LN")
+            for i, rec in enumerate(records)
+        ]
+        text = token_labels(tokens, token_text)
+        if self.has_cls:
+            text = [CLS_TEXT, *text]
+        return EncoderTrace(output, layers, to_numpy(x0[0]), text,
+                            {"positional": to_numpy(self.positional(x0.shape[1]))})
