@@ -129,7 +129,8 @@ def test_find_reaches_text_beyond_the_shown_window_and_wraps(qtbot, window, tmp_
     assert preview.find_next() and "wrapped" in preview.status.text()
     assert preview.find_previous() and preview.view.textCursor().selectedText() == "needle"
     preview.find_box.setText("absent words")
-    assert not preview.find_next() and "No match" in preview.status.text()
+    assert not preview.find_next()  # a miss may take several slices on a loaded machine
+    qtbot.waitUntil(lambda: "No match" in preview.status.text(), timeout=30_000)
 
 
 def test_a_miss_in_a_large_corpus_is_searched_in_slices_between_events(qtbot):
