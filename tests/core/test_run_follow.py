@@ -16,7 +16,7 @@ from training_fixtures import events_of, tiny_request
 from workbench.core.events import CheckpointLoaded, Notice, RunGrew, StepLogged
 from workbench.core.jobs import JobControl, UserFacingError
 from workbench.core.training import checkpoints, runs
-from workbench.core.training.run_follow import follow_run_steps
+from workbench.core.training.run_follow import follow_name, follow_run_steps
 from workbench.core.training.run_tail import JsonlTail, RunTail
 
 
@@ -187,13 +187,22 @@ def test_following_a_real_run_never_changes_it(tmp_path):
     try:
         grew = follow.wait_for(lambda e: isinstance(e, RunGrew))
         assert [e.step for e in grew.events if isinstance(e, StepLogged)] == [5, 10, 15, 20]
-        assert grew.samples and grew.name == "run"
+        assert grew.samples and grew.name == "run"  # no recipe.toml: the folder's name
         assert follow.wait_for(lambda e: isinstance(e, CheckpointLoaded)).step == 20
     finally:
         follow.stop()
     after = {p: (p.stat().st_mtime_ns, hashlib.sha256(p.read_bytes()).hexdigest())
              for p in run_dir.rglob("*") if p.is_file()}
     assert after == before
+
+
+def test_a_followed_run_is_named_by_its_recipe_when_its_folder_says_nothing(tmp_path):
+    (tmp_path / "server-run").mkdir()
+    assert follow_name(tmp_path / "server-run") == "server-run"
+    (tmp_path / "server-run" / "recipe.toml").write_text('name = "char-gru"\n')
+    assert follow_name(tmp_path / "server-run") == "char-gru (server-run)"
+    runs.write_settings(tmp_path / "server-run", name="mine")
+    assert follow_name(tmp_path / "server-run") == "mine"
 
 
 def test_follow_refuses_what_is_not_a_run_folder(tmp_path):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
+import tomllib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -113,6 +114,19 @@ def check_run_folder(run_dir: Path) -> None:
                           f"checkpoints).{hint}")
 
 
+def follow_name(run_dir: Path) -> str:
+    """The run's name: the one given in run.json or by its folder's name, else (a folder named
+    with --out) its recipe's name with the folder's."""
+    label = run_label(run_dir)
+    if label != run_dir.name:
+        return label
+    try:
+        name = tomllib.loads((run_dir / "recipe.toml").read_text(encoding="utf-8"))["name"]
+    except (OSError, ValueError, KeyError):
+        return label
+    return f"{name} ({run_dir.name})" if str(name) != run_dir.name else label
+
+
 def follow_run_steps(run_dir: str | Path, control: JobControl, load_snapshot: SnapshotLoader,
                      wake: threading.Event | None = None, poll_s: float = POLL_S
                      ) -> Iterator[Event]:
@@ -125,7 +139,7 @@ def follow_run_steps(run_dir: str | Path, control: JobControl, load_snapshot: Sn
     while not control.stop_requested:
         chunk = tail.read()
         if chunk:
-            yield RunGrew(str(run_dir), run_label(run_dir), tuple(chunk.events),
+            yield RunGrew(str(run_dir), follow_name(run_dir), tuple(chunk.events),
                           tuple(chunk.samples), chunk.skipped_lines, chunk.restarted,
                           run_task(run_dir))
         if chunk.more:

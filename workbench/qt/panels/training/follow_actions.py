@@ -84,6 +84,9 @@ class FollowActions:
 
     def _grow(self, series: RunSeries, event: RunGrew) -> None:
         shown = self.run_list.current_key() == series.key
+        if event.name and event.name != series.name and series.name == Path(series.key).name:
+            series.name = event.name  # the run's own name, unless the user renamed it here
+            self.run_list.show_name(series.key, series.name)
         if event.restarted:
             series = self._fresh_series(series)
             series.followed = True

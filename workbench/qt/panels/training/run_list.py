@@ -94,6 +94,15 @@ class RunList(QListWidget):
         base = item.toolTip().split(FOLLOWING_TIP)[0]
         item.setToolTip(base + (FOLLOWING_TIP if key in self._following else ""))
 
+    def show_name(self, key: str, name: str) -> None:
+        """Show a name the run itself gives (not a rename by the user: nothing is saved)."""
+        item = self.item_for(key)
+        if item is not None:
+            self.blockSignals(True)
+            item.setText(name)
+            self._names[key] = name
+            self.blockSignals(False)
+
     def set_checked(self, key: str, checked: bool) -> None:
         item = self.item_for(key)
         if item is not None:
