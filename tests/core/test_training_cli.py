@@ -46,6 +46,14 @@ def test_cli_resumes_a_run_to_more_steps(tmp_path, capsys):
     assert steps == [5, 10, 15, 20, 25, 30]
 
 
+def test_a_run_from_a_recipe_named_relatively_resumes_from_elsewhere(tmp_path, monkeypatch):
+    write_tiny_recipe(tmp_path, max_steps=10)
+    monkeypatch.chdir(tmp_path)
+    assert main(["tiny.toml", "--out", "run"]) == 0
+    monkeypatch.chdir(tmp_path / "run")  # the corpus path was kept relative to the recipe
+    assert main(["--resume", ".", "--max-steps", "15"]) == 0
+
+
 def test_cli_refuses_bad_input_with_a_message(tmp_path, capsys):
     assert main([str(tmp_path / "missing.toml")]) == 2
     assert "Cannot read the recipe" in capsys.readouterr().err

@@ -128,7 +128,9 @@ def parse_recipe(text: str, source: str = "recipe", base: Path | None = None) ->
     elif "path" in corpus:
         location = Path(str(corpus["path"])).expanduser()
         if not location.is_absolute() and base is not None:
-            location = base / location
+            # absolute from here on: the run folder keeps a copy of the recipe, and a path
+            # relative to where this one was read means nothing there (resume failed)
+            location = (base / location).absolute()
         corpus_path, is_resource = str(location), False
     else:
         raise UserFacingError(f"{source}: [corpus] needs 'resource' or 'path'.")
