@@ -1,5 +1,5 @@
-"""`workbench train RECIPE [--out DIR] [--device cpu|cuda] [--max-steps N] [--threads N]`:
-headless training.
+"""`workbench train RECIPE [--out DIR] [--device cpu|cuda] [--max-steps N] [--threads N]
+[--nproc N]`: headless training.
 
 Runs the same trainer as the window into the same kind of run folder (the GUI opens it with
 "Open run directory"), printing one updating progress line on stderr and the run folder on
@@ -8,6 +8,12 @@ continues a run. Exit status: 0 done, 1 failed, 2 bad arguments, 130 interrupted
 
 Torch threads: `--threads N`, else the recipe's `threads`, whose 0 (auto) means every core here:
 unlike the window, a headless run has no GUI thread to keep a core free for.
+
+Several processes: `--nproc N` starts torchrun here with N ranks (each a `workbench train`
+with the same arguments, the run folder made first so all write to one). Under torchrun (this
+command started by `torchrun ... -m workbench train ...`, on one node or several) each process
+is one rank of DistributedDataParallel: the recipe's batch size is per rank, only rank 0
+writes the run folder and prints progress, and Ctrl-C stops every rank after the same step.
 """
 
 from __future__ import annotations
@@ -45,6 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="torch CPU threads (default: the recipe's; 0 = all cores)")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest "
                         "checkpoint instead of starting a recipe")
+    parser.add_argument("--nproc", type=int, metavar="N",
+                        help="train with N processes on this machine (torchrun, "
+                        "DistributedDataParallel; gloo on CPU, NCCL on GPUs); the batch size "
+                        "is per process")
     return parser
 
 
@@ -52,15 +62,16 @@ class ProgressLine:
     """One line on stderr, rewritten in place on a terminal, printed every few seconds when
     stderr is a file or a pipe (so logs stay short)."""
 
-    def __init__(self, stream=None) -> None:
+    def __init__(self, stream=None, quiet: bool = False) -> None:
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
+        self.quiet = quiet  # a rank other than 0: errors only
         self.val = ""
         self.last = 0.0
 
     def update(self, event: StepLogged, total: int, final: bool = False) -> None:
         now = time.monotonic()
-        if not (self.tty or final or now - self.last > 5):
+        if self.quiet or not (self.tty or final or now - self.last > 5):
             return
         self.last = now
         remaining = (total - event.step) * event.elapsed_s / max(event.step, 1)
@@ -69,12 +80,15 @@ class ProgressLine:
         self.stream.write(("\r" + text + "\033[K") if self.tty else text + "\n")
         self.stream.flush()
 
-    def line(self, text: str) -> None:
+    def line(self, text: str, error: bool = False) -> None:
+        if self.quiet and not error:
+            return
         self.stream.write(("\r\033[K" if self.tty else "") + text + "\n")
         self.stream.flush()
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     if bool(args.recipe) == bool(args.resume):
         print("Give a recipe file or --resume RUN_DIR (one of them).", file=sys.stderr)
@@ -85,15 +99,66 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads is not None and args.threads < 0:
         print("--threads must be 0 (all cores) or more.", file=sys.stderr)
         return 2
+    if args.nproc is not None and args.nproc < 1:
+        print("--nproc must be at least 1.", file=sys.stderr)
+        return 2
     try:
-        spec, total = _job(args)
+        from workbench.core.distributed.env import torchrun_env
+
+        rank = torchrun_env()
+        if args.nproc is not None:
+            return _launch(args, argv, inside_torchrun=rank is not None)
+        spec, total = _job(args, rank)
     except UserFacingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return _run(spec, total)
+    return _run(spec, total, rank)
 
 
-def _job(args) -> tuple[JobSpec, int]:
+def _launch(args, argv: list[str], inside_torchrun: bool) -> int:
+    """`--nproc N`: make (or check) the run folder, then start torchrun with N ranks."""
+    from workbench.core.distributed.launch import launch
+    from workbench.core.training.recipe import load_recipe
+    from workbench.core.training.runs import new_run_dir
+
+    if inside_torchrun:
+        raise UserFacingError("--nproc starts torchrun itself; under torchrun leave it out.")
+    rank_args = _without_nproc(argv)
+    if args.resume:
+        run_dir = Path(args.resume).expanduser()
+        load_recipe(run_dir / "recipe.toml")
+    else:
+        recipe = load_recipe(args.recipe)
+        if args.out:
+            run_dir = _new_out(args.out)
+        else:  # one folder for every rank, made here so the message can name it
+            run_dir = new_run_dir(recipe.name)
+            rank_args += ["--out", str(run_dir)]
+    return launch(args.nproc, rank_args, run_dir)
+
+
+def _without_nproc(argv: list[str]) -> list[str]:
+    kept, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--nproc":
+            skip = True
+        elif not arg.startswith("--nproc="):
+            kept.append(arg)
+    return kept
+
+
+def _new_out(out: str) -> Path:
+    path = Path(out).expanduser()
+    if (path / "metrics.jsonl").exists():
+        raise UserFacingError(f"{path} already holds a run. Choose a new folder, or use "
+                              f"--resume {path} to continue it.")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _job(args, rank=None) -> tuple[JobSpec, int]:
     from workbench.core.training.recipe import load_recipe
     from workbench.core.training.recipe_run import recipe_train_steps, resume_steps
 
@@ -101,7 +166,8 @@ def _job(args) -> tuple[JobSpec, int]:
         recipe = load_recipe(Path(args.resume) / "recipe.toml")
         total = args.max_steps or recipe.training.max_steps
         return JobSpec("resume", lambda control: resume_steps(
-            args.resume, control, args.max_steps, threads=args.threads, gui=False)), total
+            args.resume, control, args.max_steps, threads=args.threads, gui=False,
+            distributed=rank)), total
     recipe = load_recipe(args.recipe)
     changes = {}
     if args.device:
@@ -115,20 +181,15 @@ def _job(args) -> tuple[JobSpec, int]:
     problems = recipe.training.problems()
     if problems:
         raise UserFacingError(" ".join(problems))
-    out = None
-    if args.out:
-        out = Path(args.out).expanduser()
-        if (out / "metrics.jsonl").exists():
-            raise UserFacingError(f"{out} already holds a run. Choose a new folder, or use "
-                                  f"--resume {out} to continue it.")
-        out.mkdir(parents=True, exist_ok=True)
+    out = _new_out(args.out) if args.out else None
     return JobSpec(recipe.name, lambda control: recipe_train_steps(
-        recipe, control, run_dir=out, gui=False)), recipe.training.max_steps
+        recipe, control, run_dir=out, gui=False, distributed=rank)), recipe.training.max_steps
 
 
-def _run(spec: JobSpec, total: int) -> int:
+def _run(spec: JobSpec, total: int, rank=None) -> int:
     control = JobControl()
-    progress = ProgressLine()
+    progress = ProgressLine(quiet=rank is not None and not rank.is_writer)
+    prefix = f"[rank {rank.rank}] " if rank is not None else ""
     last_step = None
     task = "language_model"
     try:
@@ -148,15 +209,18 @@ def _run(spec: JobSpec, total: int) -> int:
             elif isinstance(event, Notice):
                 progress.line(f"note: {event.text}")
             elif isinstance(event, JobFailed):
-                progress.line(f"error: {event.message}")
+                progress.line(f"{prefix}error: {event.message}", error=True)
                 return 1
             elif isinstance(event, JobCancelled):
+                progress.line(f"{event.reason}; the latest checkpoint was saved (resume with "
+                              "--resume RUN_DIR)")
                 return 130
             elif isinstance(event, JobFinished):
                 if last_step is not None:
                     progress.update(last_step, total, final=True)
                 progress.line("done")
-                print(event.result)
+                if not progress.quiet:
+                    print(event.result)
                 return 0
     except KeyboardInterrupt:
         progress.line("stopped; the latest checkpoint was saved (resume with --resume RUN_DIR)")

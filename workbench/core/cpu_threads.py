@@ -30,6 +30,12 @@ def choose_threads(requested: int, gui: bool = True) -> int:
     return max(1, (os.cpu_count() or 1) - (RESERVED_CORES if gui else 0))
 
 
+def split_threads(cores: int | None, processes: int) -> int:
+    """torch threads per process when several train on one machine (torchrun ranks) and the
+    recipe says "auto": the cores shared out, so the ranks do not fight over them."""
+    return max(1, (cores or os.cpu_count() or 1) // max(processes, 1))
+
+
 def reserve_gui_core() -> int:
     """Limit torch's intra-op threads for a process with a window; returns the count.
 

@@ -127,6 +127,18 @@ class Task(ABC):
     def evaluate(self, model: torch.nn.Module, amp: bool) -> Evaluation:
         """Validation on the held-out examples (the same ones every time)."""
 
+    def validation_shard(self, rank: int, world_size: int) -> None:
+        """Under torchrun: keep only rank `rank`'s share of the held-out examples, so the ranks
+        validate in parallel and `merge_evaluations` combines their results. The default keeps
+        them all: every rank scores everything and gets the same result (correct, not faster).
+        Called after `start` by every trainer (one process: rank 0 of 1)."""
+        return None
+
+    def merge_evaluations(self, parts: list[Evaluation]) -> Evaluation:
+        """One evaluation from every rank's, in rank order (see `validation_shard`); the
+        default takes rank 0's, right when every rank scored everything."""
+        return parts[0]
+
     @abstractmethod
     def preview(self, model: torch.nn.Module, step: int) -> str:
         """What the Training panel shows periodically (sampled text, decoded examples)."""

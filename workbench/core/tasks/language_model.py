@@ -80,6 +80,7 @@ class LanguageModelTask(Task):
         tokens = self.data
         self.device = device
         self.batch_size = training.batch_size
+        self.val_shares = 1  # ranks splitting each validation window (validation_shard)
         self.stateful = bool(getattr(model, "supports_state", False))
         context = getattr(model.config, "context_length", None)
         self.seq_len = min(training.seq_len, context) if context else training.seq_len
@@ -98,8 +99,8 @@ class LanguageModelTask(Task):
                      fresh=self.batches.starts_sequence(step))
 
     def loss(self, model, batch: Batch, carry):
-        if batch.fresh or carry is None:
-            carry = state_to(model.init_state(self.batch_size), self.device)
+        if batch.fresh or carry is None:  # as many rows as this batch (a rank's share, in DDP)
+            carry = state_to(model.init_state(len(batch["inputs"])), self.device)
         logits, new_state = model(batch["inputs"], carry)  # (B, T, V)
         loss = F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]),
                                batch["targets"].reshape(-1))
@@ -113,6 +114,23 @@ class LanguageModelTask(Task):
 
     def evaluate(self, model, amp: bool) -> Evaluation:
         loss = evaluate(model, self.val, self.device, amp)
+        return Evaluation(loss, {"perplexity": perplexity(loss), "bits": bits_per_token(loss)})
+
+    def validation_shard(self, rank: int, world_size: int) -> None:
+        """Rows [rank·R, (rank+1)·R) of every validation window: the ranks score equal numbers
+        of tokens, so the mean of their losses is the loss of all. Rows that do not split
+        evenly (a tiny held-out split) stay whole on every rank."""
+        rows = len(self.val[0][0]) if self.val else 0
+        self.val_shares = world_size if rows and rows % world_size == 0 else 1
+        share = rows // self.val_shares
+        if self.val_shares > 1:
+            part = slice(rank * share, (rank + 1) * share)
+            self.val = [(x[part], y[part]) for x, y in self.val]
+
+    def merge_evaluations(self, parts: list[Evaluation]) -> Evaluation:
+        if self.val_shares == 1:
+            return parts[0]
+        loss = float(np.mean([p.loss for p in parts]))
         return Evaluation(loss, {"perplexity": perplexity(loss), "bits": bits_per_token(loss)})
 
     def preview(self, model, step: int) -> str:

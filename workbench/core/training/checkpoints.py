@@ -17,7 +17,7 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ class Checkpoint:
     optimizer: dict[str, Any]  # an optimizer state_dict
     state: list[torch.Tensor]  # flattened hidden state (empty for stateless models)
     rng: torch.Tensor | None
+    rank_rngs: list[torch.Tensor] = field(default_factory=list)  # ranks 1.. of a torchrun run
 
     @property
     def step(self) -> int:
@@ -89,8 +90,11 @@ def flatten_state(state: Any) -> list[torch.Tensor]:
 
 
 def save_checkpoint(folder: Path, kind: str, model, optimizer, meta: dict[str, Any],
-                    state: Any = None) -> Path:
-    """Write `<kind>.safetensors` and `<kind>.json` into `folder`; returns the JSON path."""
+                    state: Any = None, rngs: list[torch.Tensor] | None = None) -> Path:
+    """Write `<kind>.safetensors` and `<kind>.json` into `folder`; returns the JSON path.
+
+    `state` is the carried hidden state; a torchrun run passes every rank's (a list, in rank
+    order) and `rngs`, every rank's torch RNG state, so each rank resumes exactly."""
     # clone: tied weights (embedding = output projection) share storage, which safetensors
     # refuses; saved twice, they load back into the one shared parameter
     tensors = {f"model.{k}": v.detach().cpu().clone().contiguous()
@@ -99,7 +103,11 @@ def save_checkpoint(folder: Path, kind: str, model, optimizer, meta: dict[str, A
     tensors.update(optim_tensors)
     for i, part in enumerate(flatten_state(state)):
         tensors[f"state.{i}"] = part.detach().cpu().contiguous()
-    tensors["rng.torch"] = torch.get_rng_state()
+    rngs = rngs or [torch.get_rng_state()]
+    tensors["rng.torch"] = rngs[0]
+    for rank, rng in enumerate(rngs[1:], 1):
+        tensors[f"rng.rank{rank}"] = rng
+    meta = {**meta, "state_ranks": len(rngs)}
     data = save(tensors)
     atomic_write(folder / f"{kind}.safetensors", data)
     full_meta = {**meta, "format": FORMAT, "optimizer": optim_plain,
@@ -141,7 +149,22 @@ def load_checkpoint(path: str | Path) -> Checkpoint:
     model = {k[len("model."):]: v for k, v in tensors.items() if k.startswith("model.")}
     parts = [tensors[f"state.{i}"] for i in range(int(meta.get("state_parts", 0)))]
     optimizer = _unflatten_optimizer(tensors, meta["optimizer"])
-    return Checkpoint(meta, model, optimizer, parts, tensors.get("rng.torch"))
+    ranks = [tensors[f"rng.rank{r}"] for r in range(1, int(meta.get("state_ranks", 1)))
+             if f"rng.rank{r}" in tensors]
+    return Checkpoint(meta, model, optimizer, parts, tensors.get("rng.torch"), ranks)
+
+
+def rank_part(checkpoint: Checkpoint, rank: int, world_size: int
+              ) -> tuple[list[torch.Tensor], torch.Tensor | None]:
+    """One rank's carried state and RNG state. A checkpoint saved by another number of ranks
+    has no state for this split of the batch: ([], the RNG of this rank if it had one)."""
+    saved_ranks = int(checkpoint.meta.get("state_ranks", 1))
+    rngs = [checkpoint.rng, *checkpoint.rank_rngs]
+    rng = rngs[rank] if rank < len(rngs) else None
+    if saved_ranks != world_size:
+        return [], rng
+    size = len(checkpoint.state) // max(saved_ranks, 1)
+    return checkpoint.state[rank * size:(rank + 1) * size], rng
 
 
 def load_weights_into(model, checkpoint: Checkpoint, source: str = "checkpoint") -> None:

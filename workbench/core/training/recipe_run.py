@@ -28,18 +28,19 @@ def task_data_steps(recipe: Recipe, control: JobControl, vocabulary: dict | None
 
 
 def recipe_train_steps(recipe: Recipe, control: JobControl, run_dir: Path | None = None,
-                       hooks=None, gui: bool = True) -> Iterator[Event]:
-    """Train a recipe into a new run folder (or `run_dir`); `gui` False for a headless run."""
+                       hooks=None, gui: bool = True, distributed=None) -> Iterator[Event]:
+    """Train a recipe into a new run folder (or `run_dir`); `gui` False for a headless run;
+    `distributed` (a TorchrunEnv) when this process is one rank of a torchrun job."""
     data = yield from task_data_steps(recipe, control)
     request = TrainRequest(data, recipe.model, recipe.training, run_dir=run_dir,
                            run_name=recipe.name, recipe_toml=recipe_to_toml(recipe),
-                           hooks=hooks, gui=gui, task=recipe.task)
+                           hooks=hooks, gui=gui, task=recipe.task, distributed=distributed)
     yield from train_steps(request)
 
 
 def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None = None,
                  hooks=None, extend_to: int | None = None, threads: int | None = None,
-                 gui: bool = True) -> Iterator[Event]:
+                 gui: bool = True, distributed=None) -> Iterator[Event]:
     """Continue a run from its latest checkpoint: to `max_steps` if given, else to its own
     step count, or, when it already got there, to `extend_to` (the GUI's Steps box).
     `threads` overrides the recipe's torch threads; `gui` False for a headless run."""
@@ -65,5 +66,5 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
     data = yield from task_data_steps(recipe, control, saved.meta.get("tokenizer"))
     request = TrainRequest(data, recipe.model, recipe.training, run_dir=run_dir,
                            run_name=recipe.name, resume=True, hooks=hooks, gui=gui,
-                           task=recipe.task)
+                           task=recipe.task, distributed=distributed)
     yield from train_steps(request)

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import json
 import threading
-import tomllib
 import time
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path

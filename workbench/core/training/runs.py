@@ -103,6 +103,16 @@ class RunLog:
         self._samples.close()
 
 
+class SilentLog:
+    """The run log of a rank that does not write (under torchrun only rank 0 writes)."""
+
+    def write(self, event: Event) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 def truncate_after(run_dir: Path, step: int) -> None:
     """Drop logged lines past `step` (a resume from a checkpoint at `step` rewrites them), so
     the resumed curve joins the saved one without a doubled stretch."""

@@ -5,11 +5,17 @@ the batch of each step, the loss of a batch (and whatever it carries to the next
 as a language model's hidden state under truncated BPTT), validation metrics and a preview.
 So there are no task branches and no architecture branches here.
 
+Under torchrun the same loop runs in every rank: `self.ctx` (core/distributed/context.py) wraps
+the model in DistributedDataParallel, gives the rank its rows of the task's global batch
+(recipe batch size × ranks), averages the logged loss, agrees on stopping, and lets rank 0
+alone write; one process has a context whose every call is the identity.
+
 Events, in order within a step: `StepLogged` + `Progress` every `log_every` steps,
 `DivergenceHandled` on a rollback, then at validation points `EvalLogged`, `SnapshotReady` and
 `CheckpointSaved("best")` when validation improved, `SampleGenerated` every `sample_every`
 steps, `CheckpointSaved("latest")` every `checkpoint_every` steps and at the end. A stopped job
-still writes its latest checkpoint (in `finally`), so every run can be resumed.
+still writes its latest checkpoint (in `finally`), so every run can be resumed; a rank sent
+SIGINT/SIGTERM ends the loop of every rank after the same step, with a checkpoint.
 """
 
 from __future__ import annotations
@@ -29,13 +35,16 @@ from workbench.core.config.tasks import (
     task_config_to_dict,
 )
 from workbench.core.config.training import TrainingConfig
-from workbench.core.cpu_threads import choose_threads
+from workbench.core.distributed.context import make_context
+from workbench.core.distributed.env import TorchrunEnv
 from workbench.core.events import (
     CheckpointSaved,
     DivergenceHandled,
     EvalLogged,
     Event,
+    JobCancelled,
     JobFinished,
+    Notice,
     Progress,
     RunStarted,
     SampleGenerated,
@@ -48,7 +57,7 @@ from workbench.core.training import checkpoints, runs
 from workbench.core.training.evaluation import ModelHooks
 from workbench.core.training.guard import DivergenceGuard
 from workbench.core.training.schedules import lr_at
-from workbench.core.training.setup import autocast, make_optimizer, resolve_device
+from workbench.core.training.setup import autocast, make_optimizer
 
 # Progress only moves the status bar: a few updates a second are enough, and a tiny model
 # logging every few milliseconds must not flood the GUI thread with them.
@@ -71,6 +80,7 @@ class TrainRequest:
     hooks: ModelHooks | None = None
     gui: bool = True  # a window shares the process: "auto" threads leave it a core
     task: Any = None
+    distributed: TorchrunEnv | None = None  # set under torchrun: this process is one rank
 
     @property
     def task_config(self) -> Any:
@@ -86,30 +96,39 @@ class Trainer:
         if problems:
             raise UserFacingError("Training settings: " + " ".join(problems))
         self.hooks = request.hooks or ModelHooks.default()
-        torch.set_num_threads(choose_threads(config.threads, gui=request.gui))
-        self.device = resolve_device(config.device)
+        self.ctx = ctx = make_context(request.distributed, config.device)
+        torch.set_num_threads(ctx.threads(config.threads, request.gui))
+        self.device = ctx.device
         self.amp = config.bf16 and self.device.type == "cuda"
         self.task = build_task(request.task_config, request.data)
         torch.manual_seed(config.seed)
         self.model = self.task.build_model(request.model_config, self.hooks.build)
         self.model = self.model.to(self.device)
         self.model_config = self.model.config  # with the vocabulary sizes the task set
-        self.task.start(self.model, config, self.device)
+        torch.manual_seed(config.seed + ctx.rank)  # the same weights, a dropout stream per rank
+        # the task plans global batches; each of N ranks trains on its B rows of them, as one
+        # process with batch N·B would, and scores its share of the held-out examples
+        self.task.start(self.model, dataclasses.replace(
+            config, batch_size=config.batch_size * ctx.world_size), self.device)
+        self.task.validation_shard(ctx.rank, ctx.world_size)
         self.optimizer = make_optimizer(self.model, config)
+        self.train_model = ctx.wrap(self.model)  # DDP averages the gradients under torchrun
         self.guard = DivergenceGuard(config.spike_factor)
         self.step = 0
         self.tokens_seen = 0
         self.elapsed_before = 0.0
         self.best_val = math.inf
         self.carry = None  # what the task carries from batch to batch (a hidden state)
-        self.run_dir = request.run_dir or runs.new_run_dir(request.run_name)
+        self.notices: list[str] = []  # said when the run starts
+        self.run_dir = request.run_dir or ctx.from_writer(
+            lambda: runs.new_run_dir(request.run_name))
         self.checkpoint_dir = self.run_dir / "checkpoints"
         if request.resume:
             self._resume()
         elif request.recipe_toml:
-            checkpoints.atomic_write(self.run_dir / "recipe.toml",
-                                     request.recipe_toml.encode("utf-8"))
-        self.log = runs.RunLog(self.run_dir)
+            ctx.from_writer(lambda: checkpoints.atomic_write(
+                self.run_dir / "recipe.toml", request.recipe_toml.encode("utf-8")))
+        self.log = runs.RunLog(self.run_dir) if ctx.is_writer else runs.SilentLog()
         self.active_s = 0.0  # time spent training, pauses and consumers left out
         self._progress_at = -PROGRESS_EVERY_S
 
@@ -125,11 +144,17 @@ class Trainer:
         self.elapsed_before = float(meta.get("elapsed_s", 0.0))
         self.best_val = float(meta.get("best_val", math.inf))
         self.guard.lr_scale = float(meta.get("lr_scale", 1.0))
-        if saved.state:
-            self.carry = self.task.restore_carry(self.model, saved.state, self.device)
-        if saved.rng is not None:
-            torch.set_rng_state(saved.rng)
-        runs.truncate_after(self.run_dir, self.step)
+        state, rng = checkpoints.rank_part(saved, self.ctx.rank, self.ctx.world_size)
+        if saved.state and not state:
+            self.notices.append(
+                f"The checkpoint was saved by {saved.meta.get('state_ranks', 1)} processes and "
+                f"this run has {self.ctx.world_size}: the carried hidden state starts afresh, "
+                "so the curve may show a small bump.")
+        if state:
+            self.carry = self.task.restore_carry(self.model, state, self.device)
+        if rng is not None:
+            torch.set_rng_state(rng)
+        self.ctx.from_writer(lambda: runs.truncate_after(self.run_dir, self.step))
 
     def _save(self, kind: str, metrics: dict | None = None) -> CheckpointSaved:
         meta = {"step": self.step, "kind": kind, "model_config": config_to_dict(self.model_config),
@@ -137,9 +162,14 @@ class Trainer:
                 "tokenizer": self.task.vocabulary(), "tokens_seen": self.tokens_seen,
                 "elapsed_s": self.elapsed(), "best_val": self.best_val,
                 "lr_scale": self.guard.lr_scale, "metrics": metrics or {},
-                "training": dataclasses.asdict(self.config), "run_name": self.request.run_name}
-        path = checkpoints.save_checkpoint(self.checkpoint_dir, kind, self.model,
-                                           self.optimizer, meta, self.carry)
+                "training": dataclasses.asdict(self.config), "run_name": self.request.run_name,
+                "world_size": self.ctx.world_size}
+        # every rank's carry and RNG, so that each rank resumes exactly where it stood
+        carries = self.ctx.gather([t.detach().cpu() for t in
+                                   checkpoints.flatten_state(self.carry)])
+        rngs = self.ctx.gather(torch.get_rng_state())
+        path = self.ctx.from_writer(lambda: checkpoints.save_checkpoint(
+            self.checkpoint_dir, kind, self.model, self.optimizer, meta, carries, rngs))
         return CheckpointSaved(self.step, str(path), kind)
 
     def elapsed(self) -> float:
@@ -162,20 +192,24 @@ class Trainer:
         first_step = self.step
         window_loss, window_clips, window_steps = 0.0, 0, 0
         window_start, window_tokens = self.elapsed(), self.tokens_seen
+        stop = False
         try:
+            for text in self.notices:
+                yield from self._emit(Notice(text))
             while self.step < config.max_steps:
                 step = self.step
-                batch = task.batch(step)
+                batch = self.ctx.shard(task.batch(step))
                 lr = lr_at(config, step, self.guard.lr_scale)
                 for group in self.optimizer.param_groups:
                     group["lr"] = lr
                 with autocast(self.device, self.amp):
-                    loss, carry = task.loss(model, batch.to(self.device), self.carry)
+                    loss, carry = task.loss(self.train_model, batch.to(self.device),
+                                            self.carry)
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 limit = config.grad_clip if config.grad_clip > 0 else math.inf
                 norm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), limit))
-                loss_value = loss.item()
+                loss_value, stop = self.ctx.step_agreement(loss.item())
                 problem = self.guard.problem(loss_value, norm)
                 if problem:
                     good = self.guard.roll_back(step, problem, model, self.optimizer)
@@ -216,15 +250,27 @@ class Trainer:
                                                           task.preview(model, self.step)))
                 if self.step % config.checkpoint_every == 0 and not last:
                     yield from self._emit(self._save("latest"))
+                if stop:  # a rank got SIGINT/SIGTERM: every rank ends after this same step
+                    break
             yield from self._emit(self._save("latest"))
-            yield JobFinished(result=str(self.run_dir))
+            yield (JobCancelled(f"stopped by a signal after step {self.step}") if stop
+                   else JobFinished(result=str(self.run_dir)))
+        except Exception as exc:
+            explained = self.ctx.explain(exc)
+            if explained is exc:
+                raise
+            raise explained from exc
         finally:
-            if self.step < config.max_steps and self.step > first_step:
+            if (self.ctx.saves_on_interrupt and self.step < config.max_steps
+                    and self.step > first_step):
                 self._save("latest")  # stopped: keep what was trained so it can be resumed
             self.log.close()
+            self.ctx.close()
 
     def _validate(self) -> Iterator[Event]:
-        result = self.task.evaluate(self.model, self.amp)
+        # each rank scores its share of the held-out examples; the task merges the shares
+        result = self.task.merge_evaluations(self.ctx.gather(
+            self.task.evaluate(self.model, self.amp)))
         now = self.elapsed() + time.perf_counter() - self._since
         yield from self._emit(EvalLogged(self.step, result.loss, tokens_seen=self.tokens_seen,
                                          elapsed_s=now, metrics=result.metrics,

@@ -1,0 +1,116 @@
+"""Distributed data-parallel training with 2 CPU ranks under gloo, through the real command
+(`workbench train --nproc 2`, which starts torchrun): the curve of N ranks with batch B is the
+curve of one process with batch N·B, Ctrl-C stops every rank after the same step with a
+checkpoint, resuming continues exactly, and a rank that dies ends the run with a message and
+a loadable checkpoint."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from training_fixtures import write_tiny_recipe
+
+from workbench.app.train_cli import main
+from workbench.core.training.checkpoints import load_checkpoint
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not Path("/proc/self/environ").exists(),
+                                 reason="finds the ranks' processes through /proc")]
+
+
+def recipe(folder: Path, batch_size: int) -> Path:
+    """The tiny GRU recipe (a carried hidden state per rank), every step logged, a constant
+    learning rate so a run's curve does not depend on its step count."""
+    path = write_tiny_recipe(folder, max_steps=3000)
+    text = path.read_text().replace("batch_size = 8", f"batch_size = {batch_size}")
+    text = text.replace("log_every = 5", 'log_every = 1\nschedule = "constant"')
+    out = folder / f"tiny-b{batch_size}.toml"
+    out.write_text(text)
+    return out
+
+
+def start(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "workbench", "train", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_checkpoint(run: Path, process: subprocess.Popen, timeout: float = 180) -> None:
+    deadline = time.monotonic() + timeout
+    while not (run / "checkpoints" / "latest.json").exists():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "no checkpoint written"
+        time.sleep(0.1)
+
+
+def curve(run: Path) -> dict[tuple[str, int], tuple[float, int]]:
+    lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    return {(d["event"], d["step"]): (d.get("loss", d.get("val_loss")), d["tokens_seen"])
+            for d in lines if d["event"] in ("step", "eval")}
+
+
+def test_two_ranks_match_one_process_and_resume_exactly_after_ctrl_c(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_RUNS_DIR", str(tmp_path / "runs"))
+    run = tmp_path / "ddp"
+    launcher = start(str(recipe(tmp_path, 8)), "--nproc", "2", "--out", str(run))
+    wait_for_checkpoint(run, launcher)
+    launcher.send_signal(signal.SIGINT)  # what Ctrl-C in the terminal does
+    _, err = launcher.communicate(timeout=120)
+    assert launcher.returncode == 130, err
+    stopped = load_checkpoint(run / "checkpoints" / "latest.json")
+    k = stopped.step
+    assert f"stopped: every rank ended after its current step. The latest checkpoint (step {k})" \
+        in err
+    assert max(step for _, step in curve(run)) == k  # every rank stopped after step k
+    assert stopped.meta["state_ranks"] == 2 and len(stopped.state) == 2  # a GRU state each
+
+    resumed = start("--nproc", "2", "--resume", str(run), "--max-steps", str(k + 10))
+    _, err = resumed.communicate(timeout=180)
+    assert resumed.returncode == 0, err
+
+    reference = tmp_path / "one"
+    assert main([str(recipe(tmp_path, 16)), "--out", str(reference), "--max-steps",
+                 str(k + 10)]) == 0
+    expected, got = curve(reference), curve(run)
+    assert got.keys() == expected.keys() and len(got) >= k + 10
+    for key, (loss, tokens) in expected.items():
+        assert got[key][0] == pytest.approx(loss, abs=2e-5), key
+        assert got[key][1] == tokens, key
+
+
+def rank_pid(launcher: subprocess.Popen, rank: int) -> int:
+    """The pid of one rank: a child of the launcher (torchrun's agent) whose RANK is `rank`."""
+    for proc in Path("/proc").iterdir():
+        try:
+            parent = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            environ = (proc / "environ").read_bytes().split(b"\0")
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == launcher.pid and f"RANK={rank}".encode() in environ:
+            return int(proc.name)
+    raise AssertionError(f"rank {rank} not found")
+
+
+def test_a_rank_that_dies_ends_the_run_with_a_message_and_a_checkpoint(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_RUNS_DIR", str(tmp_path / "runs"))
+    run = tmp_path / "ddp"
+    launcher = start(str(recipe(tmp_path, 8)), "--nproc", "2", "--out", str(run))
+    try:
+        wait_for_checkpoint(run, launcher)
+        victim = rank_pid(launcher, 1)
+        subprocess.run(["kill", "-KILL", str(victim)], check=True)
+        _, err = launcher.communicate(timeout=120)
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+    assert launcher.returncode == 1
+    assert f"error: rank 1 (pid {victim}) was killed by SIGKILL" in err
+    saved = load_checkpoint(run / "checkpoints" / "latest.json")  # whole, loadable
+    assert f"The latest checkpoint (step {saved.step}) is in {run}" in err
+    assert f"workbench train --nproc 2 --resume {run}" in err
+    assert saved.step >= 10 and saved.meta["state_ranks"] == 2
