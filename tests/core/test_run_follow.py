@@ -16,7 +16,7 @@ from training_fixtures import events_of, tiny_request
 from workbench.core.events import CheckpointLoaded, Notice, RunGrew, StepLogged
 from workbench.core.jobs import JobControl, UserFacingError
 from workbench.core.training import checkpoints, runs
-from workbench.core.training.run_follow import follow_name, follow_run_steps
+from workbench.core.training.run_follow import follow_name, follow_run_steps, token_unit
 from workbench.core.training.run_tail import JsonlTail, RunTail
 
 
@@ -203,6 +203,9 @@ def test_a_followed_run_is_named_by_its_recipe_when_its_folder_says_nothing(tmp_
     assert follow_name(tmp_path / "server-run") == "char-gru (server-run)"
     runs.write_settings(tmp_path / "server-run", name="mine")
     assert follow_name(tmp_path / "server-run") == "mine"
+    assert token_unit(tmp_path / "server-run") == ""
+    (tmp_path / "server-run" / "recipe.toml").write_text('[tokenizer]\nkind = "char"\n')
+    assert token_unit(tmp_path / "server-run") == "character"
 
 
 def test_follow_refuses_what_is_not_a_run_folder(tmp_path):

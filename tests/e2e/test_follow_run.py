@@ -47,6 +47,8 @@ def test_window_follows_a_run_written_by_another_process(qtbot, settings, tmp_pa
         assert series.val.size == 6 and series.samples
         assert controller.snapshot.step == 60
         assert "(finished)" in panel.follow_bar.label.text()
+        titles = [plot.titleLabel.text for plot in panel.curves.plots.values()]
+        assert any("per character" in title for title in titles)  # a char-level run
     finally:
         if trainer.poll() is None:
             trainer.kill()

@@ -183,6 +183,7 @@ class RunGrew(Event):
     skipped_lines: int = 0
     restarted: bool = False  # the files were rewritten: these replace everything read before
     task: str = "language_model"  # the run's task (from its recipe): which curves to plot
+    unit: str = ""  # "character" or "token": what its tokenizer counts ("" when unknown)
 
 
 @dataclass(frozen=True)

@@ -127,6 +127,16 @@ def follow_name(run_dir: Path) -> str:
     return f"{name} ({run_dir.name})" if str(name) != run_dir.name else label
 
 
+def token_unit(run_dir: Path) -> str:
+    """What the run's tokenizer counts, for the bits-per-character/token plot's title."""
+    try:
+        recipe = tomllib.loads((run_dir / "recipe.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    kind = (recipe.get("tokenizer") or {}).get("kind", "")
+    return "character" if kind == "char" else "token" if kind else ""
+
+
 def follow_run_steps(run_dir: str | Path, control: JobControl, load_snapshot: SnapshotLoader,
                      wake: threading.Event | None = None, poll_s: float = POLL_S
                      ) -> Iterator[Event]:
@@ -141,7 +151,7 @@ def follow_run_steps(run_dir: str | Path, control: JobControl, load_snapshot: Sn
         if chunk:
             yield RunGrew(str(run_dir), follow_name(run_dir), tuple(chunk.events),
                           tuple(chunk.samples), chunk.skipped_lines, chunk.restarted,
-                          run_task(run_dir))
+                          run_task(run_dir), token_unit(run_dir))
         if chunk.more:
             continue  # a large file arrives piece by piece, without waiting
         yield from _new_checkpoint(run_dir, watch, load_snapshot)

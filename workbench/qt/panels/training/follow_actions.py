@@ -95,6 +95,8 @@ class FollowActions:
             if shown:
                 self.samples.show_samples([])
         series.task = event.task
+        if event.unit and event.unit != self.curves.unit and self.controller.tokens is None:
+            self.curves.set_unit(event.unit)  # no corpus here: title as the followed run counts
         for item in event.events:
             series.add(item)
         series.samples.extend(event.samples)
