@@ -14,7 +14,8 @@ class EmbeddingConfig:
                        choices=("word2vec", "fasttext"))
     architecture: str = param("skip-gram", "Architecture", "Skip-gram predicts the context "
                               "from the centre word; CBOW predicts the centre word from the "
-                              "averaged context (SEEDS E8-E9).", choices=("skip-gram", "cbow"))
+                              "averaged context (Mikolov et al. 2013; SLP3 ch. 6, sec. 6.8).",
+                              choices=("skip-gram", "cbow"))
     objective: str = param("negative", "Output layer", "Negative sampling (k noise words per "
                            "pair) or hierarchical softmax (a Huffman tree over the vocabulary).",
                            choices=("negative", "hierarchical"))
@@ -22,8 +23,15 @@ class EmbeddingConfig:
                           "the unigram distribution raised to 3/4.", min=1, max=50)
     vector_size: int = param(100, "Vector size", "Dimensions of each word vector.",
                              min=2, max=1000, step=10)
-    window: int = param(5, "Window", "Context words on each side of the centre word (m).",
+    window: int = param(5, "Window", "Context words on each side of the centre word (m): "
+                        "at most m with a shrinking window, exactly m with a fixed one.",
                         min=1, max=30)
+    window_kind: str = param("shrinking", "Window kind",
+                             "shrinking: for each centre word the window is drawn at random "
+                             "from 1..m, so near words count more often (word2vec's C code and "
+                             "gensim's default, shrink_windows=True). fixed: always m words on "
+                             "each side, as SLP3 ch. 6 and most course notes describe it.",
+                             choices=("shrinking", "fixed"))
     min_count: int = param(5, "Minimum count", "Words rarer than this are dropped.",
                            min=1, max=10_000)
     sample: float = param(1e-3, "Sub-sampling", "Frequent words are dropped at random with "

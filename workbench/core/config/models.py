@@ -67,6 +67,12 @@ class RecurrentConfig:
                                 "concatenate. For encoders and classifiers only: a language "
                                 "model must not see the token it predicts, so training refuses "
                                 "it.", advanced=True)
+    recurrent_init: str = param("default", "Recurrent init",
+                                "default: PyTorch's uniform ±1/√H for every weight. identity: "
+                                "the recurrent matrices U start as the identity (each gate's "
+                                "block) and the biases at zero, the remedy for vanishing "
+                                "gradients of Le, Jaitly & Hinton 2015 (best with ReLU in an "
+                                "Elman RNN).", choices=("default", "identity"), advanced=True)
 
     def problems(self) -> list[str]:
         problems = range_problems(self)
@@ -123,16 +129,26 @@ class TransformerConfig:
                                 "over (block size).", min=2, max=8192, step=8)
     dropout: float = param(0.1, "Dropout", "Dropout on attention weights, residual branches and "
                            "embeddings.", min=0.0, max=0.9, step=0.05)
-    positional: str = param("sinusoidal", "Positions", "Sinusoidal encoding (Vaswani, the seeds' "
-                            "formula) or learned position embeddings.",
-                            choices=("sinusoidal", "learned"))
-    norm_placement: str = param("post", "LayerNorm", "post-LN as the seeds write it "
+    positional: str = param("sinusoidal", "Positions", "Sinusoidal encoding (Vaswani et al. "
+                            "2017, sec. 3.5), learned position embeddings, or none (an "
+                            "ablation: without positions self-attention cannot tell word "
+                            "order, so permuting the input only permutes the outputs).",
+                            choices=("sinusoidal", "learned", "none"))
+    norm_placement: str = param("post", "LayerNorm", "post-LN as Vaswani et al. and SLP3 write it "
                                 "(x + Sublayer(x), then norm) or pre-LN (norm inside the "
                                 "residual branch).", choices=("post", "pre"))
     tie_weights: bool = param(False, "Tie weights", "Share the token embedding with the output "
                               "projection (E = V). Off by default: with post-LN and sinusoidal "
                               "positions a tied character model sat at the unigram loss for "
                               "its first 150+ steps in our runs; untied it learns at once.")
+    causal_mask: bool = param(True, "Causal mask", "Add M (−∞ above the diagonal) to the "
+                              "scores so a position sees only itself and the past. Turning it "
+                              "off is an ablation: training then reads the next token, the "
+                              "validation loss collapses and generation fails.", advanced=True)
+    scale_scores: bool = param(True, "Scale by 1/√d_k", "Divide the scores QKᵀ by √d_k before "
+                               "the softmax. Turning it off is an ablation: large scores "
+                               "saturate the softmax and its gradients vanish (Vaswani et al. "
+                               "2017, sec. 3.2.1).", advanced=True)
 
     def problems(self) -> list[str]:
         problems = range_problems(self)
@@ -157,6 +173,9 @@ class TransformerEncoderConfig(TransformerConfig):
     language_model: ClassVar[bool] = False
     tie_weights: bool = param(False, "Tie weights", "Share the token embedding with the "
                               "masked-LM head's output matrix (E = V, as BERT does).")
+    causal_mask: bool = param(False, "Causal mask", "An encoder reads both sides, so no mask "
+                              "by default. On: every position sees only itself and the past, "
+                              "as in a decoder (an ablation).", advanced=True)
     cls_token: bool = param(False, "[CLS] token", "Prepend a learned [CLS] vector at position "
                             "0 (BERT): a classifier may read the sentence from its state. The "
                             "context length must hold it too.")

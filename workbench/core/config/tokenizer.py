@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from workbench.core.config.fields import from_dict, param, range_problems, to_dict
 
 TOKENIZER_KINDS = ("char", "word", "bpe")
+BOUNDARIES = ("none", "lines", "sentences")
 
 # Words with inner apostrophes ("o'er", "don't") stay whole; punctuation marks are tokens of
 # their own; a line break is a token so that generated text keeps the line structure of verse.
@@ -38,6 +39,14 @@ class TokenizerConfig:
     word_pattern: str = param(DEFAULT_WORD_PATTERN, "Word pattern",
                               "Regular expression a word token matches (word tokenizer only).",
                               advanced=True)
+    boundaries: str = param("none", "Text boundaries",
+                            "none: the corpus is one stream of tokens. lines: every non-empty "
+                            "line becomes <bos> line <eos>. sentences: every sentence (ending "
+                            "in . ! or ?) becomes <bos> sentence <eos>. With boundaries the "
+                            "model learns where text starts and ends, so generation from an "
+                            "empty prompt starts at <bos> and stops when it samples <eos> "
+                            "(Jurafsky & Martin, SLP3 ch. 9, sec. 9.3: autoregressive "
+                            "generation).", choices=BOUNDARIES)
     val_fraction: float = param(0.1, "Validation share",
                                 "Share of the token ids held out for validation (after train).",
                                 min=0.0, max=0.5, step=0.01)

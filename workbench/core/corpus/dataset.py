@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from workbench.core.config.tokenizer import TokenizerConfig
+from workbench.core.corpus.boundaries import encode_chunks
 from workbench.core.corpus.text_chunks import Pacer, text_chunks
 from workbench.core.corpus.tokenizers import (
     UNK,
@@ -117,12 +118,12 @@ def tokenize_job(corpus, config: TokenizerConfig, tokenizer: Tokenizer | None = 
         label = {"char": "characters", "word": "words", "bpe": "BPE merges"}.get(config.kind, "")
         yield Progress(0, total, f"Building the {label} vocabulary")
         trained = tokenizer or _train_tokenizer(text, config)
+        trained.boundaries = config.boundaries
         done = len(text)
         yield Progress(done, total, f"Encoding with {trained.vocab_size} tokens")
         parts, pacer = [], Pacer()
         counts = np.zeros(trained.vocab_size, dtype=np.int64)
-        for chunk in text_chunks(text):
-            part = trained.encode_array(chunk)
+        for chunk, part in encode_chunks(trained, text_chunks(text), config.boundaries):
             counts += np.bincount(part, minlength=trained.vocab_size)[:trained.vocab_size]
             parts.append(part)
             done += len(chunk)

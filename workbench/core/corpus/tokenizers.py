@@ -28,6 +28,10 @@ SPECIAL_IDS = frozenset((PAD, UNK, BOS, EOS))
 
 class Tokenizer(ABC):
     kind: str = ""
+    # "none" | "lines" | "sentences": how the corpus was cut into <bos> ... <eos> units when
+    # this tokenizer encoded it for training (see corpus/boundaries.py); a model trained so
+    # expects every text it reads to start with <bos>.
+    boundaries: str = "none"
 
     @property
     @abstractmethod
@@ -55,6 +59,17 @@ class Tokenizer(ABC):
 
     def encode_array(self, text: str) -> np.ndarray:
         return np.asarray(self.encode(text), dtype=np.int64)
+
+    def encode_prompt(self, text: str) -> list[int]:
+        """The ids a model reads for a prompt or probe: `encode(text)`, after <bos> when the
+        model was trained with text boundaries (it saw <bos> before every line or sentence)."""
+        ids = self.encode(text) if text else []
+        return [BOS, *ids] if self.boundaries != "none" else ids
+
+    def _described(self, d: dict) -> dict:
+        """`to_dict` plus the boundaries, left out when "none" so older checkpoints compare
+        equal."""
+        return {**d, "boundaries": self.boundaries} if self.boundaries != "none" else d
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Tokenizer) and self.to_dict() == other.to_dict()
@@ -136,7 +151,7 @@ class CharTokenizer(_TableTokenizer):
         return "".join(out)
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "symbols": self.symbols}
+        return self._described({"kind": self.kind, "symbols": self.symbols})
 
 
 _NO_SPACE_BEFORE = re.compile(r" ([,.;:!?)\]}'\n])")
@@ -182,8 +197,8 @@ class WordTokenizer(_TableTokenizer):
         return _NO_SPACE_AFTER.sub(r"\1", text)
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "symbols": self.symbols, "pattern": self.pattern,
-                "lowercase": self.lowercase}
+        return self._described({"kind": self.kind, "symbols": self.symbols,
+                                "pattern": self.pattern, "lowercase": self.lowercase})
 
 
 def readable_bytes(data: bytes) -> str:
@@ -280,15 +295,18 @@ class BpeTokenizer(Tokenizer):
         return readable_bytes(self.token_bytes(i))
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "tokenizer_json": self._backend.to_str()}
+        return self._described({"kind": self.kind, "tokenizer_json": self._backend.to_str()})
 
 
 def tokenizer_from_dict(d: dict) -> Tokenizer:
     kind = d.get("kind")
     if kind == "char":
-        return CharTokenizer(list(d["symbols"]))
-    if kind == "word":
-        return WordTokenizer(list(d["symbols"]), d["pattern"], bool(d["lowercase"]))
-    if kind == "bpe":
-        return BpeTokenizer.from_json(d["tokenizer_json"])
-    raise ValueError(f"Unknown tokenizer kind {kind!r}; expected 'char', 'word' or 'bpe'.")
+        tokenizer: Tokenizer = CharTokenizer(list(d["symbols"]))
+    elif kind == "word":
+        tokenizer = WordTokenizer(list(d["symbols"]), d["pattern"], bool(d["lowercase"]))
+    elif kind == "bpe":
+        tokenizer = BpeTokenizer.from_json(d["tokenizer_json"])
+    else:
+        raise ValueError(f"Unknown tokenizer kind {kind!r}; expected 'char', 'word' or 'bpe'.")
+    tokenizer.boundaries = str(d.get("boundaries", "none"))
+    return tokenizer

@@ -34,6 +34,8 @@ def build_model(config: EmbeddingConfig):
         hs=1 if config.objective == "hierarchical" else 0,
         negative=config.negative if config.objective == "negative" else 0,
         workers=config.workers, seed=config.seed, alpha=config.alpha, min_alpha=MIN_ALPHA,
+        # gensim draws each centre word's window from 1..m unless told to keep it at m
+        shrink_windows=config.window_kind == "shrinking",
     )
     if config.model == "fasttext":
         return FastText(min_n=config.min_n, max_n=config.max_n, **common)
@@ -41,6 +43,14 @@ def build_model(config: EmbeddingConfig):
     from workbench.core.embeddings.exact_loss import ExactLossWord2Vec
 
     return ExactLossWord2Vec(**common)
+
+
+def window_text(config: EmbeddingConfig) -> str:
+    """Which context window the vectors were trained with, in words."""
+    if config.window_kind == "fixed":
+        return f"fixed window of {config.window} words each side"
+    return (f"shrinking window of 1 to {config.window} words each side, drawn per centre word "
+            "(gensim's default)")
 
 
 def vectors_of(model, source: str) -> WordVectors:
@@ -93,5 +103,5 @@ def _train(control: JobControl, text: str, config: EmbeddingConfig, name: str) -
         control.check()
     vectors = vectors_of(model, f"{config.model} on {name}")
     vectors.notes.append(f"{len(vectors)} words, {config.vector_size} dimensions, "
-                         f"{epochs} epochs")
+                         f"{epochs} epochs, {window_text(config)}")
     yield JobFinished(result=vectors)

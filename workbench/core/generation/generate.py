@@ -94,7 +94,9 @@ def _piece(tokenizer, ids: list[int], previous_text: str) -> tuple[str, str]:
 
 
 def prompt_ids(tokenizer, prompt: str) -> list[int]:
-    ids = tokenizer.encode(prompt) if prompt else []
+    """The prompt's ids; <bos> first for a model trained with text boundaries, and <bos>
+    alone for an empty prompt."""
+    ids = tokenizer.encode_prompt(prompt)
     return ids or [BOS]
 
 

@@ -40,7 +40,7 @@ def display_text(tokenizer: Any, token_id: int) -> str:
 def encode_probe(tokenizer: Any, text: str) -> list[int]:
     if not text.strip():
         raise UserFacingError("The probe text is empty. Type a sentence to probe the model with.")
-    ids = tokenizer.encode(text)
+    ids = tokenizer.encode_prompt(text)  # <bos> first when the model was trained with it
     if len(ids) > MAX_PROBE_TOKENS:
         raise UserFacingError(
             f"The probe is {len(ids)} tokens long; inspectors show at most {MAX_PROBE_TOKENS}. "

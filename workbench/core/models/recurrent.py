@@ -53,6 +53,8 @@ class RecurrentLM(SequenceModel):
         self.head = nn.Linear(config.hidden_size * self.directions, config.vocab_size)
         if config.tie_weights:
             self.head.weight = self.embedding.weight  # E = V (SLP3 9.2.3, weight tying)
+        if getattr(config, "recurrent_init", "default") == "identity":
+            identity_init(self.rnn)
 
     # --- state ------------------------------------------------------------------------------
 
@@ -131,6 +133,21 @@ class RecurrentLM(SequenceModel):
             i += len(steps)
             norms[name] = np.array([0.0 if g is None else float(g.norm()) for g in chunk])
         return norms
+
+
+def identity_init(rnn: nn.RNNBase) -> None:
+    """U = I for every gate's block of the recurrent weights and all biases 0 (Le, Jaitly &
+    Hinton 2015, "A Simple Way to Initialize Recurrent Networks of Rectified Linear Units"):
+    at the start h_t = g(h_{t-1} + W x_t), so a gradient passes back through time unscaled by
+    U. The input weights W keep PyTorch's default."""
+    hidden = rnn.hidden_size
+    with torch.no_grad():
+        for name, param in rnn.named_parameters():
+            if name.startswith("weight_hh"):
+                for block in range(param.shape[0] // hidden):  # i, f, g, o / r, z, n / one
+                    param[block * hidden:(block + 1) * hidden].copy_(torch.eye(hidden))
+            elif name.startswith("bias"):
+                param.zero_()
 
 
 for _arch in _FUSED:

@@ -1,8 +1,9 @@
 """A GPT-style causal transformer decoder (SEEDS 2.5; SLP3 9.7-9.8; Vaswani et al.).
 
-x_0 = E[tokens] + P;  each block: multi-head causal self-attention and a position-wise FFN,
-each wrapped in a residual connection with LayerNorm, post-LN as the seeds write it
-(x = LayerNorm(x + Sublayer(x))) or pre-LN (x = x + Sublayer(LayerNorm(x))); logits = x V.
+x_0 = √d·E[tokens] + P (sinusoidal; E[tokens] + P learned);  each block: multi-head causal
+self-attention and a position-wise FFN, each wrapped in a residual connection with LayerNorm,
+post-LN as the seeds write it (x = LayerNorm(x + Sublayer(x))) or pre-LN
+(x = x + Sublayer(LayerNorm(x))); logits = x V.
 
 `forward` uses `scaled_dot_product_attention` (fused kernels); `trace` and `forward_clamped`
 run `transformer_steps`, the same weights written out as the seeds' equations.
@@ -63,6 +64,7 @@ class Block(nn.Module):
         self.norm2 = nn.LayerNorm(d)
         self.dropout = config.dropout
         self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
+        self.scale_scores = getattr(config, "scale_scores", True)  # off: an ablation
 
     def attention(self, x: torch.Tensor, key_mask: torch.Tensor | None = None) -> torch.Tensor:
         """Multi-head self-attention; `key_mask` (B, T) bool, True on real tokens, keeps every
@@ -77,6 +79,7 @@ class Block(nn.Module):
                                            device=x.device).tril()
         out = F.scaled_dot_product_attention(
             q, k, v, attn_mask=allowed, is_causal=self.causal and allowed is None,
+            scale=None if self.scale_scores else 1.0,
             dropout_p=self.dropout if self.training else 0.0,
         )
         return self.proj(out.transpose(1, 2).reshape(batch, steps, width))  # (B, T, D)
@@ -100,9 +103,10 @@ class TokenPositions:
         d = config.d_model
         self.embedding = nn.Embedding(config.vocab_size, d)
         self.learned_positions = config.positional == "learned"
+        self.sinusoidal_positions = config.positional == "sinusoidal"
         if self.learned_positions:
             self.positions = nn.Embedding(config.context_length, d)
-        else:  # not a parameter and not saved: rebuilt from the formula
+        elif self.sinusoidal_positions:  # not a parameter and not saved: rebuilt from the formula
             self.register_buffer(
                 "sinusoid", sinusoidal_encoding(config.context_length, d), persistent=False
             )
@@ -114,8 +118,8 @@ class TokenPositions:
         # The sinusoid has amplitude 1 in every dimension; token embeddings of std 0.02 would
         # drown in it (training then sits at the unigram loss). As in Vaswani et al. 3.4
         # [NOT IN SEEDS]: embeddings start with std d^-1/2 and are multiplied by √d.
-        self.embed_scale = 1.0 if self.learned_positions else math.sqrt(d)
-        if not self.learned_positions:
+        self.embed_scale = math.sqrt(d) if self.sinusoidal_positions else 1.0
+        if self.sinusoidal_positions:
             nn.init.normal_(self.embedding.weight, mean=0.0, std=d**-0.5)
 
     @staticmethod
@@ -125,8 +129,8 @@ class TokenPositions:
         if isinstance(module, nn.Linear) and module.bias is not None:
             nn.init.zeros_(module.bias)
 
-    def positional(self, steps: int) -> torch.Tensor:
-        """The (T, D) position term added to the token embeddings."""
+    def positional(self, steps: int) -> torch.Tensor | None:
+        """The (T, D) position term added to the token embeddings (None: no positions)."""
         if steps > self.config.context_length:
             raise ValueError(
                 f"The sequence has {steps} tokens; this model's context length is "
@@ -134,11 +138,23 @@ class TokenPositions:
             )
         if self.learned_positions:
             return self.positions.weight[:steps]
-        return self.sinusoid[:steps]
+        if self.sinusoidal_positions:
+            return self.sinusoid[:steps]
+        return None  # the "none" ablation: no position information at all
+
+    def add_positions(self, x: torch.Tensor) -> torch.Tensor:
+        """x + P for the (B, T, D) scaled embeddings x (x itself without positions)."""
+        positions = self.positional(x.shape[1])
+        return x if positions is None else x + positions
+
+    def positional_extras(self, steps: int) -> dict:
+        positions = self.positional(steps)
+        return {} if positions is None else {"positional": to_numpy(positions)}
 
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
-        """x_0 = √d · E[tokens] + P (sinusoidal) or E[tokens] + P (learned): (B, T, D)."""
-        return self.embedding(tokens) * self.embed_scale + self.positional(tokens.shape[1])
+        """x_0 = √d · E[tokens] + P (sinusoidal), E[tokens] + P (learned) or E[tokens] (no
+        positions, an ablation): (B, T, D)."""
+        return self.add_positions(self.embedding(tokens) * self.embed_scale)
 
 
 @register_builder("transformer")
@@ -150,7 +166,8 @@ class TransformerLM(TokenPositions, SequenceModel):
         d = config.d_model
         self._make_embeddings(config)
         self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
-        self.blocks = nn.ModuleList(Block(config) for _ in range(config.num_layers))
+        causal = getattr(config, "causal_mask", True)  # off: an ablation (reads the future)
+        self.blocks = nn.ModuleList(Block(config, causal) for _ in range(config.num_layers))
         # pre-LN leaves the residual stream unnormalised: one more LayerNorm before the head
         self.final_norm = nn.LayerNorm(d) if config.norm_placement == "pre" else nn.Identity()
         self.head = nn.Linear(d, config.vocab_size)
@@ -185,9 +202,7 @@ class TransformerLM(TokenPositions, SequenceModel):
         layers = [
             LayerTrace(name=f"layer {i}", kind="attention",
                        values={k: to_numpy(v[0]) for k, v in rec.items()},
-                       convention=f"scaled dot-product, 1/√d_k with d_k = "
-                                  f"{self.config.d_model // self.config.num_heads}; "
-                                  f"{self.config.norm_placement}-LN")
+                       convention=attention_convention(self))
             for i, rec in enumerate(records)
         ]
         return Trace(
@@ -196,7 +211,20 @@ class TransformerLM(TokenPositions, SequenceModel):
             logits=to_numpy(logits[0]),
             layers=layers,
             embeddings=to_numpy(x0[0]),
-            extras={"positional": to_numpy(self.positional(tokens.shape[1]))},
+            extras=self.positional_extras(tokens.shape[1]),
         )
+
+
+def attention_convention(model) -> str:
+    """What a transformer's attention computes, in words (the inspectors read it)."""
+    config, block = model.config, model.blocks[0]
+    d_k = config.d_model // config.num_heads
+    parts = [f"scaled dot-product, 1/√d_k with d_k = {d_k}" if block.scale_scores
+             else f"dot-product without the 1/√d_k scaling (ablation; d_k = {d_k})",
+             "causal mask" if block.causal else "no causal mask",
+             f"{config.norm_placement}-LN"]
+    if config.positional == "none":
+        parts.append("no positions (ablation)")
+    return "; ".join(parts)
 
 

@@ -16,7 +16,7 @@ from torch import nn
 from workbench.core.models import transformer_steps
 from workbench.core.models.base import Clamp, as_probe, eval_mode, to_numpy, token_labels
 from workbench.core.models.encoder import EncoderOutput, EncoderTrace, full_mask, register_encoder
-from workbench.core.models.transformer import Block, TokenPositions
+from workbench.core.models.transformer import Block, TokenPositions, attention_convention
 from workbench.core.trace import LayerTrace
 
 CLS_TEXT = "[CLS]"
@@ -34,7 +34,9 @@ class TransformerEncoder(TokenPositions, nn.Module):
         self.has_cls = bool(getattr(config, "cls_token", False))
         self._make_embeddings(config)
         self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
-        self.blocks = nn.ModuleList(Block(config, causal=False) for _ in range(config.num_layers))
+        # an encoder reads both sides; its config's causal mask (off by default) can turn it on
+        causal = bool(getattr(config, "causal_mask", False))
+        self.blocks = nn.ModuleList(Block(config, causal=causal) for _ in range(config.num_layers))
         self.final_norm = nn.LayerNorm(d) if config.norm_placement == "pre" else nn.Identity()
         self._init_embeddings()
         if self.has_cls:  # starts like a token's embedding and is scaled as one
@@ -50,7 +52,7 @@ class TransformerEncoder(TokenPositions, nn.Module):
             x = torch.cat([cls.expand(tokens.shape[0], -1, -1), x], dim=1)
             if mask is not None:
                 mask = torch.cat([mask.new_ones(mask.shape[0], 1), mask], dim=1)
-        return x + self.positional(x.shape[1]), mask
+        return self.add_positions(x), mask
 
     def _output(self, x: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
         x = self.final_norm(x)
@@ -80,16 +82,14 @@ class TransformerEncoder(TokenPositions, nn.Module):
         with eval_mode(self):
             x0, x, records = self.step_run(tokens, None, clamp)
             output = self._output(x, full_mask(tokens))
-        size = self.config.d_model // self.config.num_heads
         layers = [
             LayerTrace(name=f"layer {i}", kind="attention",
                        values={k: to_numpy(v[0]) for k, v in rec.items()},
-                       convention=f"encoder: no causal mask; scaled dot-product, 1/√d_k with "
-                                  f"d_k = {size}; {self.config.norm_placement}-LN")
+                       convention="encoder: " + attention_convention(self))
             for i, rec in enumerate(records)
         ]
         text = token_labels(tokens, token_text)
         if self.has_cls:
             text = [CLS_TEXT, *text]
         return EncoderTrace(output, layers, to_numpy(x0[0]), text,
-                            {"positional": to_numpy(self.positional(x0.shape[1]))})
+                            self.positional_extras(x0.shape[1]))

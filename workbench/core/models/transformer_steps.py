@@ -1,9 +1,11 @@
 """The transformer's blocks written out as the seeds' equations, on the model's own weights.
 
-  Attention(Q, K, V) = softmax(Q Kᵀ / √d_k + M) V,  Q = X W_Q, K = X W_K, V = X W_V   (000, 9.34)
+  Attention(Q, K, V) = softmax(Q Kᵀ / √d_k + M) V,  Q = X W_Q + b_Q, K = X W_K + b_K,
+      V = X W_V + b_V   (Vaswani et al. eq. 1; SLP3 9.34)
   M[i, j] = −∞ for j > i (the causal mask: a position sees itself and the past only); an
   encoder block has no causal mask, only M[i, j] = −∞ where key j is padding
-  MultiHead(X) = Concat(head_1, …, head_h) W_O
+  The ablations of a model config drop M (`causal_mask`) or the 1/√d_k (`scale_scores`).
+  MultiHead(X) = Concat(head_1, …, head_h) W_O + b_O
   LayerNorm(x) = γ (x − μ) / √(σ² + ε) + β, with the population variance σ² = mean((x − μ)²)
   FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
 """
@@ -25,13 +27,16 @@ def layer_norm(x: torch.Tensor, norm: torch.nn.LayerNorm) -> torch.Tensor:
 def attention(block, x: torch.Tensor, head_clamp: tuple[int, float] | None,
               key_mask: torch.Tensor | None = None):
     """Multi-head self-attention (causal when the block is); `key_mask` (B, T) bool is True on
-    real tokens. Returns the output, the weights and the scores (−∞ where masked)."""
+    real tokens. Returns the output and a record of every intermediate, all (B, nh, T, ·): the
+    weights, the scores (−∞ where masked), q, k, v and each head's output."""
     batch, steps, width = x.shape
     heads = block.heads
     size = width // heads  # d_k
     q, k, v = F.linear(x, block.qkv.weight, block.qkv.bias).split(width, dim=2)
     q, k, v = (t.view(batch, steps, heads, size).transpose(1, 2) for t in (q, k, v))
-    scores = q @ k.transpose(-2, -1) / math.sqrt(size)  # (B, nh, T, T)
+    scores = q @ k.transpose(-2, -1)  # (B, nh, T, T)
+    if block.scale_scores:
+        scores = scores / math.sqrt(size)
     if block.causal:
         future = torch.ones(steps, steps, dtype=torch.bool, device=x.device).triu(1)
         scores = scores.masked_fill(future, float("-inf"))
@@ -43,7 +48,8 @@ def attention(block, x: torch.Tensor, head_clamp: tuple[int, float] | None,
         heads_out = heads_out.clone()
         heads_out[:, head_clamp[0]] = head_clamp[1]
     concat = heads_out.transpose(1, 2).reshape(batch, steps, width)  # (B, T, D)
-    return F.linear(concat, block.proj.weight, block.proj.bias), weights, scores
+    out = F.linear(concat, block.proj.weight, block.proj.bias)
+    return out, {"attn": weights, "scores": scores, "q": q, "k": k, "v": v, "heads": heads_out}
 
 
 def feed_forward(block, x: torch.Tensor) -> torch.Tensor:
@@ -58,15 +64,14 @@ def run(model, x: torch.Tensor, clamp, record: bool, key_mask: torch.Tensor | No
         head_clamp = None
         if clamp is not None and int(clamp["layer"]) == index:
             head_clamp = (int(clamp["head"]), float(clamp["value"]))
+        attn_in = layer_norm(x, block.norm1) if block.pre_norm else x
+        attended, parts = attention(block, attn_in, head_clamp, key_mask)
         if block.pre_norm:
-            attended, weights, scores = attention(block, layer_norm(x, block.norm1), head_clamp,
-                                                 key_mask)
             x = x + attended
             x = x + feed_forward(block, layer_norm(x, block.norm2))
         else:
-            attended, weights, scores = attention(block, x, head_clamp, key_mask)
             x = layer_norm(x + attended, block.norm1)
             x = layer_norm(x + feed_forward(block, x), block.norm2)
         if record:
-            records.append({"attn": weights, "scores": scores, "resid": x})
+            records.append({**parts, "attn_in": attn_in, "attn_out": attended, "resid": x})
     return x, records

@@ -213,7 +213,7 @@ class ArchitecturePanel(Panel):
     def _on_tokens(self, tokens: Any) -> None:
         if tokens is None:
             self.vocab_label.setText(f"Vocabulary: {DEFAULT_VOCAB:,} assumed for the counts "
-                                     "(seed 002) until a corpus is tokenized.")
+                                     "until a corpus is tokenized.")
         else:
             self.vocab_label.setText(f"Vocabulary: {self.vocab_size():,} "
                                      f"{tokens.tokenizer.kind} tokens from the corpus.")
@@ -266,9 +266,7 @@ class ArchitecturePanel(Panel):
         self._fill_table(summary)
         self.diagram.set_summary(summary)
         config = self._asked
-        self.card.setText(architecture_card(summary,
-                                            getattr(config, "norm_placement", "post"),
-                                            getattr(config, "positional", "sinusoidal")))
+        self.card.setText(architecture_card(summary, config))
 
     def _fill_table(self, summary: ModelSummary) -> None:
         self.table.setRowCount(len(summary.rows) + 1)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTabWidget, QVBoxL
 
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, series_colour
-from workbench.qt.widgets.cell_equations import card_html
+from workbench.qt.widgets.cell_equations import attention_card, card_html, wrap
 from workbench.qt.widgets.heatmap import Heatmap, ticks
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.probe_bar import ProbeBar
@@ -26,10 +26,15 @@ STATISTICS = ("entropy", "mean distance", "previous token", "first token")
 LINE_BUCKETS = (0.05, 0.15, 0.3, 0.5, 0.75)  # weights drawn thicker and darker per bucket
 
 
-def masked(matrix: np.ndarray) -> np.ndarray:
-    """The matrix with the causal mask's future cells (j > i) set to NaN (drawn hatched)."""
+def masked(matrix: np.ndarray, scores: np.ndarray | None = None) -> np.ndarray:
+    """The matrix with the masked cells set to NaN (drawn hatched): those whose score is −∞,
+    or every future cell (j > i) when no scores are given. A model whose causal mask is
+    ablated has none."""
     out = np.array(matrix, dtype=np.float32)
-    out[np.triu_indices(out.shape[0], 1)] = np.nan
+    if scores is None:
+        out[np.triu_indices(out.shape[0], 1)] = np.nan
+    else:
+        out[~np.isfinite(np.asarray(scores))] = np.nan
     out[~np.isfinite(out)] = np.nan
     return out
 
@@ -121,6 +126,9 @@ class AttentionPanel(Panel):
             box.addItems(items)
             box.setCurrentIndex(min(max(current, 0), len(items) - 1))
             box.blockSignals(False)
+        convention = layers[0].convention
+        self.card.setText(wrap(attention_card(causal="no causal mask" not in convention,
+                                              scaled="without the 1/√d_k" not in convention)))
         self._draw()
         self._draw_grid()
         self._draw_history()
@@ -152,7 +160,8 @@ class AttentionPanel(Panel):
         matrix = layer.values["scores" if scores else "attn"][head]
         tokens = self.trace.token_text
         what = "scores QKᵀ/√d_k" if scores else "weights α"
-        self.heatmap.set_data(masked(matrix), tokens, tokens,
+        scores_of_head = layer.values["scores"][head] if "scores" in layer.values else None
+        self.heatmap.set_data(masked(matrix, scores_of_head), tokens, tokens,
                               levels=None if scores else (0.0, 1.0),
                               title=f"{layer.name}, head {head}: {what}")
         self._draw_lines(np.asarray(layer.values["attn"][head]))
@@ -166,10 +175,12 @@ class AttentionPanel(Panel):
             self.grid.addLabel(f"head {h}", row=0, col=h + 1, color="k")
         for li, layer in enumerate(layers):
             self.grid.addLabel(layer.name, row=li + 1, col=0, angle=-90, color="k")
+            scores = layer.values.get("scores")
             for h, matrix in enumerate(layer.values["attn"]):
                 box = self.grid.addViewBox(row=li + 1, col=h + 1, lockAspect=True,
                                            invertY=True, enableMouse=False)
-                image = pg.ImageItem(masked(matrix), axisOrder="row-major", levels=(0, 1))
+                image = pg.ImageItem(masked(matrix, None if scores is None else scores[h]),
+                                     axisOrder="row-major", levels=(0, 1))
                 image.setColorMap(cmap)
                 image.mouseClickEvent = lambda _ev, li=li, h=h: self.select(li, h)
                 image.setToolTip(f"{layer.name}, head {h}: click to open")

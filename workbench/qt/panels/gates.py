@@ -31,10 +31,21 @@ from workbench.qt.widgets.heatmap import Heatmap
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.probe_bar import ProbeBar
 
-ORDER = ("i", "f", "g", "o", "c", "r", "z", "n", "h")
+ORDER = ("i", "f", "g", "o", "c", "r", "z", "z_course", "n", "h")
 NAMES = {"i": "input gate i", "f": "forget gate f", "g": "candidate g", "o": "output gate o",
-         "c": "cell state c", "r": "reset gate r", "z": "update gate z", "n": "candidate n",
-         "h": "hidden state h"}
+         "c": "cell state c", "r": "reset gate r",
+         "z": "update gate z, PyTorch's (= 1 − the course's z_t)",
+         "z_course": "update gate z_t, the course's (= 1 − PyTorch's z)",
+         "n": "candidate n", "h": "hidden state h"}
+DERIVED = {"z_course": "z"}  # shown gates computed from a traced one (the complement)
+
+
+def gate_values(layer, gate: str) -> np.ndarray:
+    """(T, H) values of a gate of the trace; "z_course" is 1 − PyTorch's z (Cho et al.'s and
+    Olah's h_t = (1 − z_t) h_{t−1} + z_t h̃_t)."""
+    if gate == "z_course":
+        return 1.0 - np.asarray(layer.values["z"])
+    return np.asarray(layer.values[gate])
 RECURRENT = ("rnn", "lstm", "gru")
 
 
@@ -155,7 +166,7 @@ class GatesPanel(Panel):
         current = self.gate_box.currentData()
         self.gate_box.blockSignals(True)
         self.gate_box.clear()
-        for key in (k for k in ORDER if k in layer.values):
+        for key in (k for k in ORDER if k in layer.values or DERIVED.get(k) in layer.values):
             self.gate_box.addItem(NAMES[key], key)
         index = self.gate_box.findData(current)
         self.gate_box.setCurrentIndex(max(index, 0))
@@ -170,8 +181,8 @@ class GatesPanel(Panel):
         layer, gate = self.layer(), self.gate_box.currentData()
         if layer is None or gate is None:
             return
-        values = np.asarray(layer.values[gate]).T  # (H, T): units down, time across
-        levels = (0.0, 1.0) if gate in ("i", "f", "o", "r", "z") else None
+        values = gate_values(layer, gate).T  # (H, T): units down, time across
+        levels = (0.0, 1.0) if gate in ("i", "f", "o", "r", "z", "z_course") else None
         if gate in ("g", "n", "h") and layer.kind != "rnn" or layer.kind == "rnn" and gate == "h":
             levels = (-1.0, 1.0)
         self.heatmap.set_data(values, [str(u) for u in range(values.shape[0])],
@@ -184,7 +195,7 @@ class GatesPanel(Panel):
         if layer is None or gate is None:
             return
         self.unit = unit
-        series = np.asarray(layer.values[gate])[:, unit]
+        series = gate_values(layer, gate)[:, unit]
         self.curve.setData(np.arange(len(series)), series)
         self.curve_plot.setTitle(f"unit {unit}: {NAMES[gate]} along the probe")
         self.curve_plot.getAxis("bottom").setTicks([[(i, t) for i, t in enumerate(

@@ -1,62 +1,95 @@
 """The Architecture panel's equation card: the language-model frame around the cell's equations.
 
 Cell cards come from `cell_equations` (shared with the inspectors); this adds the frame of
-SLP3 (9.6)-(9.8) and the transformer block of seed 000 (T12) in post-LN (as the seeds write
-it) or pre-LN form. The layer kinds are read from the summary's module types.
+SLP3 (9.6)-(9.8) and the transformer block in post-LN (as Vaswani et al. and SLP3 write it) or
+pre-LN form. The card says what this model computes: the √d scaling of the embeddings when the
+positions are sinusoidal, every bias, and any ablation switched on in the model settings.
 """
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from workbench.core.config.summary import ModelSummary
-from workbench.qt.widgets.cell_equations import CARDS, card_html
+from workbench.qt.widgets.cell_equations import CARDS, attention_card, card_html, source, wrap
 
 RECURRENT_FRAME = """
-<b>Recurrent language model</b> (SLP3 9.6–9.8)<br>
-e<sub>t</sub> = E x<sub>t</sub> &nbsp;(embedding lookup)<br>
+<b>Recurrent language model</b><br>
+e<sub>t</sub> = E x<sub>t</sub> &nbsp;(embedding lookup: the column of E for x<sub>t</sub>)<br>
 h<sub>t</sub><sup>[l]</sup> = cell(h<sub>t−1</sub><sup>[l]</sup>, h<sub>t</sub><sup>[l−1]</sup>),
 &nbsp;h<sub>t</sub><sup>[0]</sup> = e<sub>t</sub> &nbsp;(stacked layers)<br>
 ŷ<sub>t</sub> = softmax(V h<sub>t</sub> + b) &nbsp;(weight tying: V = E)<br>
-"""
+""" + source("Jurafsky &amp; Martin, SLP3 ch. 9, eqs. 9.6–9.8 and sec. 9.2.3 (weight tying).")
 
-TRANSFORMER_POST = """
-<b>Transformer decoder block</b>, post-LN (seed 000 T12; SLP3 9.37–9.38)<br>
-X<sub>0</sub> = E[x] + P &nbsp;(token embedding plus positions)<br>
-X := LayerNorm(X + MaskedMultiHead(X W<sub>Q</sub>, X W<sub>K</sub>, X W<sub>V</sub>))<br>
+POST_BLOCK = """
+X := LayerNorm(X + MaskedMultiHead(X))<br>
 X := LayerNorm(X + max{0, X W<sub>1</sub> + b<sub>1</sub>} W<sub>2</sub> + b<sub>2</sub>)<br>
-proba = softmax(X W<sub>O</sub>)<br>
+proba = softmax(X W<sub>out</sub> + b<sub>out</sub>)<br>
 """
 
-TRANSFORMER_PRE = """
-<b>Transformer decoder block</b>, pre-LN (not in the seeds; GPT-2's placement)<br>
-X<sub>0</sub> = E[x] + P<br>
+PRE_BLOCK = """
 X := X + MaskedMultiHead(LayerNorm(X))<br>
 X := X + FFN(LayerNorm(X)), &nbsp;FFN(z) = max{0, z W<sub>1</sub> + b<sub>1</sub>} W<sub>2</sub>
 + b<sub>2</sub><br>
-proba = softmax(LayerNorm(X) W<sub>O</sub>)<br>
+proba = softmax(LayerNorm(X) W<sub>out</sub> + b<sub>out</sub>)<br>
 """
 
 LAYER_NORM = (
-    "LayerNorm(x) = γ (x − μ) / σ + β with the population σ (SLP3; torch adds ε = 10<sup>−5</sup>"
-    " under the root)."
+    "LayerNorm(x) = γ (x − μ) / σ + β with the population σ (SLP3 eqs. 9.39–9.42; Ba et al. "
+    "2016); PyTorch adds ε = 10<sup>−5</sup> under the root."
 )
 
 
-def architecture_card(summary: ModelSummary, norm_placement: str = "post",
-                      positional: str = "sinusoidal") -> str:
-    """Rich text for the card of the summarized model."""
+def embedding_line(config: Any) -> str:
+    """X_0 as this model computes it."""
+    positional = getattr(config, "positional", "sinusoidal")
+    if positional == "sinusoidal":
+        d = int(getattr(config, "d_model", 0) or 0)
+        root = f" (√{d} ≈ {math.sqrt(d):.2f})" if d else ""
+        return ("X<sub>0</sub> = √d · E[x] + P &nbsp;(token embeddings scaled by √d"
+                f"{root}, as Vaswani et al. 2017 sec. 3.4 do, plus the sinusoidal positions)<br>")
+    if positional == "learned":
+        return "X<sub>0</sub> = E[x] + P &nbsp;(token embedding plus a learned position row)<br>"
+    return ("X<sub>0</sub> = E[x] &nbsp;<i>(ablation: no positional information, so a permuted "
+            "input gives the same outputs, permuted)</i><br>")
+
+
+def transformer_frame(config: Any) -> str:
+    pre = getattr(config, "norm_placement", "post") == "pre"
+    title = ("pre-LN (GPT-2's placement; Xiong et al. 2020)" if pre
+             else "post-LN (Vaswani et al. 2017; SLP3 eqs. 9.37–9.38)")
+    cite = ("Radford et al. 2019 (GPT-2); Xiong et al. 2020." if pre else
+            "Vaswani et al. 2017, sec. 3.1; Jurafsky &amp; Martin, SLP3 ch. 9, eqs. 9.37–9.38.")
+    block = PRE_BLOCK if pre else POST_BLOCK
+    if not getattr(config, "causal_mask", True):
+        block = block.replace("MaskedMultiHead", "MultiHead")
+    return (f"<b>Transformer decoder block</b>, {title}<br>{embedding_line(config)}{block}"
+            f"<small>{LAYER_NORM}</small>{source(cite)}")
+
+
+def architecture_card(summary: ModelSummary, config: Any = None) -> str:
+    """Rich text for the card of the summarized model (`config` its model config)."""
     kinds = [row.kind.lower() for row in summary.rows]
     cells = [k for k in dict.fromkeys(kinds) if k in CARDS]
     if "block" in kinds:
-        frame = TRANSFORMER_PRE if norm_placement == "pre" else TRANSFORMER_POST
-        parts = [card_html("attention"), f"<div>{frame}<small>{LAYER_NORM}</small></div>"]
+        attention = wrap(attention_card(getattr(config, "causal_mask", True),
+                                        getattr(config, "scale_scores", True)))
+        parts = [attention, f"<div>{transformer_frame(config)}</div>"]
+        positional = getattr(config, "positional", "sinusoidal")
         if positional == "sinusoidal":
             parts.append(card_html("positional"))
-        else:
+        elif positional == "learned":
             parts.append("<div><b>Learned positions</b>: P is a trained table of one row per "
-                         "position up to the context length (SLP3 9.7.3).</div>")
+                         "position up to the context length."
+                         + source("Jurafsky &amp; Martin, SLP3 ch. 9, sec. 9.7.3; "
+                                  "Radford et al. 2018 (GPT).") + "</div>")
         return "<hr>".join(parts)
     bidirectional = any("bidirectional" in row.note for row in summary.rows)
     note = ("Bidirectional: h<sub>t</sub> = [h<sub>t</sub><sup>f</sup>; h<sub>t</sub><sup>b</sup>]"
-            " (SLP3 9.15–9.17)." if bidirectional else "")
+            " (SLP3 eqs. 9.15–9.17)." if bidirectional else "")
+    if getattr(config, "recurrent_init", "default") == "identity":
+        note += ("<br>Initialisation: U = I (each gate block), b = 0, the remedy for vanishing "
+                 "gradients of Le, Jaitly &amp; Hinton 2015.")
     return "<hr>".join([f"<div>{RECURRENT_FRAME}</div>",
                         *(card_html(cell, note) for cell in cells)])
