@@ -19,7 +19,11 @@ class LayerTrace:
       recurrent: "h" (T, H) always; LSTM adds "i", "f", "g", "o", "c"; GRU adds "r", "z", "n"
         (for a bidirectional layer, each direction is its own LayerTrace, name ending "reverse");
       transformer block: "attn" (nh, T, T) post-softmax weights with the causal mask applied,
-        "scores" (nh, T, T) pre-softmax with -inf above the diagonal, "resid" (T, D) the
+        "scores" (nh, T, T) pre-softmax with -inf above the diagonal (none when the mask is
+        ablated), "q", "k", "v" (nh, T, d_k) each head's query, key and value vectors,
+        "heads" (nh, T, d_k) each head's output Σ_j α_ij v_j, "attn_in" (T, D) the block's
+        input to attention (after LayerNorm in a pre-LN block), "attn_out" (T, D) the
+        attention output (heads concatenated, times W^O, plus b^O), "resid" (T, D) the
         residual stream after the block.
     """
 
