@@ -1,0 +1,95 @@
+"""Toy mode reproduces the course's worked examples at the precision they are printed with
+(SEEDS.md section 3), and refuses unreadable input with a message naming it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from workbench.core.worked.examples import EXAMPLES, compute, example, matches_printed
+from workbench.core.worked.parse import InputError, parse_matrix
+
+
+def run(key: str, **texts):
+    return compute(example(key), texts)
+
+
+@pytest.mark.parametrize("item", EXAMPLES, ids=[e.key for e in EXAMPLES])
+def test_every_example_reproduces_its_printed_result_with_the_defaults(item):
+    result = compute(item, {})
+    assert matches_printed(item, result)
+    assert result.lines and item.source
+
+
+def test_softmax_of_1_3_2_and_its_argmax():
+    result = run("softmax")
+    assert np.array_equal(np.round(result.values["result"], 4), [0.0900, 0.6652, 0.2447])
+    assert np.array_equal(result.values["argmax"], [0, 1, 0])
+    hot = run("softmax", t="0.5").values["result"]
+    assert hot[1] > 0.6652  # a lower temperature sharpens
+    assert not matches_printed(example("softmax"), run("softmax", z="1 2 3"))
+
+
+def test_the_lookup_picks_a_column_and_names_the_row_reading():
+    result = run("lookup")
+    assert np.array_equal(np.round(result.values["result"], 8),
+                          [0.21831979, 0.22703532, 0.91580261])
+    assert "column 3" in result.note and "0.12386669" in result.note
+    assert np.array_equal(run("cbow").values["result"], [10, 12, 19])
+
+
+def test_layer_norm_of_1_2_3_4():
+    result = run("layernorm")
+    assert result.values["mean"] == 2.5 and round(result.values["sigma"], 4) == 1.1180
+    with_eps = run("layernorm", eps="0.00001").values["result"]
+    assert not np.array_equal(with_eps, result.values["result"])
+
+
+def test_positional_encoding_at_d_4():
+    table = run("positions").values["result"]
+    assert np.array_equal(np.round(table[3], 4), [0.1411, -0.9900, 0.0300, 0.9996])
+    assert run("positions", d="20", n="50").values["result"].shape == (50, 20)
+
+
+def test_the_hello_matrix_is_row_stochastic_not_column_stochastic():
+    result = run("attention-matrix")
+    assert np.allclose(result.values["columns"], [1.15, 1.0, 1.0, 0.85])
+    assert "row-stochastic" in result.note
+    assert np.allclose(result.values["outputs"], parse_matrix(example("attention-matrix")
+                                                              .inputs[0].default))
+
+
+def test_masked_attention_first_row_attends_only_to_itself():
+    weights = run("masked").values["weights"]
+    assert np.array_equal(weights[0], [1, 0, 0, 0, 0])
+    assert np.all(weights[np.triu_indices(5, 1)] == 0)
+    assert np.allclose(weights.sum(axis=1), 1)
+    open_weights = run("masked", causal="no").values["weights"]
+    assert open_weights[0, 1:].sum() > 0
+
+
+def test_word2vec_window_pairs():
+    pairs = run("window").values["result"]
+    assert pairs == [("juice", "have"), ("juice", "orange"), ("juice", "and"),
+                     ("juice", "eggs")]
+    cbow = run("window", sentence="I have failed at times but i never stopped trying",
+               centre="failed")
+    assert [b for _, b in cbow.values["result"]] == ["I", "have", "at", "times"]
+
+
+@pytest.mark.parametrize("texts, message", [
+    ({"z": "1 three 2"}, "logits z, row 1: 'three' is not a number"),
+    ({"z": ""}, "logits z is empty"),
+])
+def test_unreadable_input_names_what_is_wrong(texts, message):
+    with pytest.raises(InputError, match=message):
+        run("softmax", **texts)
+
+
+def test_shapes_that_do_not_fit_are_refused():
+    with pytest.raises(InputError, match="rows have different lengths"):
+        parse_matrix("1 2\n3")
+    with pytest.raises(ValueError, match="M has 3 columns but x has 2"):
+        run("lookup", x="0 1")
+    with pytest.raises(ValueError, match="d must be even"):
+        run("positions", d="3")
