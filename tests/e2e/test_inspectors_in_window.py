@@ -41,6 +41,13 @@ def test_inspectors_and_console_on_real_snapshots(qtbot, settings, monkeypatch):
     assert np.allclose(gates.heatmap.image_values(), layer0.values["i"].T, atol=1e-6)
     assert panels["gradients"].curves() and panels["nexttoken"].table.rowCount() > 5
     assert controller.backend.inspection.rebuilds == 1  # four inspectors, one model
+    # a click on a cell works that unit's step out from the snapshot's weights: the same
+    # numbers as the trace
+    gates.heatmap.clicked.emit(3, 4)
+    worked = gates.worked.computation
+    assert worked is not None and gates.tabs.currentWidget() is gates.worked
+    for gate in "ifgoch":
+        assert np.isclose(worked.values[gate], layer0.values[gate][4, 3], atol=1e-5)
 
     transformer = tiny_snapshot(TransformerConfig(d_model=16, num_heads=2, num_layers=1,
                                                   d_ff=32, context_length=64, dropout=0.0), 20)
@@ -49,6 +56,13 @@ def test_inspectors_and_console_on_real_snapshots(qtbot, settings, monkeypatch):
     attention = panels["attention"]
     assert sorted(attention.thumbnails) == [(0, 0), (0, 1)]
     assert attention.positional.image_values().shape[1] == 16
+    attention.head_box.setCurrentIndex(1)
+    attention.heatmap.clicked.emit(5, 2)
+    worked = attention.worked.computation
+    values = attention.trace.layers[0].values
+    assert np.isclose(worked.values["alpha"], values["attn"][1, 5, 2], atol=1e-5)
+    assert np.allclose(worked.values["output"], values["attn_out"][5], atol=1e-5)
+    assert "α_52" in attention.worked.toPlainText()
 
     console = panels["generate"]
     console.prompt.setPlainText("To be")

@@ -15,6 +15,7 @@ def panel_types() -> list[type[Panel]]:
     from workbench.qt.panels.gradients import GradientsPanel
     from workbench.qt.panels.nexttoken import NextTokenPanel
     from workbench.qt.panels.training import TrainingPanel
+    from workbench.qt.panels.worked import WorkedExamplesPanel
 
     return [CorpusPanel, ArchitecturePanel, EmbeddingsPanel, TrainingPanel, GatesPanel,
-            AttentionPanel, GradientsPanel, NextTokenPanel, GeneratePanel]
+            AttentionPanel, GradientsPanel, NextTokenPanel, GeneratePanel, WorkedExamplesPanel]

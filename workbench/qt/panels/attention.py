@@ -15,12 +15,14 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout
 
+from workbench.core.worked.attention import attention_computation
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, series_colour
 from workbench.qt.widgets.cell_equations import attention_card, card_html, wrap
 from workbench.qt.widgets.heatmap import Heatmap, ticks
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.probe_bar import ProbeBar
+from workbench.qt.widgets.worked_view import WorkedView
 
 STATISTICS = ("entropy", "mean distance", "previous token", "first token")
 LINE_BUCKETS = (0.05, 0.15, 0.3, 0.5, 0.75)  # weights drawn thicker and darker per bucket
@@ -91,6 +93,12 @@ class AttentionPanel(Panel):
             "Heads over training")
         self.tabs.addTab(self.positional, "Positions")
         self.tabs.addTab(self.card, "Equations")
+        self.worked = WorkedView("Click a cell of the heatmap: its weight α_ij and token i's "
+                                 "output are computed here, step by step, with this model's "
+                                 "numbers.")
+        self.worked.setObjectName("attention-computation")
+        self.tabs.addTab(self.worked, "Computation")
+        self.heatmap.clicked.connect(self.explain_cell)
         layout = QVBoxLayout(self)
         layout.addWidget(self.probe_bar)
         layout.addLayout(controls)
@@ -143,6 +151,27 @@ class AttentionPanel(Panel):
         self.layer_box.setCurrentIndex(layer)
         self.head_box.setCurrentIndex(head)
         self.tabs.setCurrentIndex(0)
+
+    def explain_cell(self, i: int, j: int) -> None:
+        """The worked computation of α_ij (query i, key j) of the shown head, and of token i's
+        output, from the weights of the snapshot that made this trace."""
+        layer, head = self.current()
+        snapshot = self.probe_bar.traced_snapshot
+        if layer is None or snapshot is None or "attn_in" not in layer.values:
+            self.worked.show_message("No worked computation for this view: probe a transformer "
+                                     "snapshot first.")
+        else:
+            convention = layer.convention
+            try:
+                computation = attention_computation(
+                    layer.values, snapshot.weights, f"blocks.{layer.name.split()[-1]}.", head,
+                    i, j, self.trace.token_text, causal="no causal mask" not in convention,
+                    scaled="without the 1/√d_k" not in convention)
+            except (KeyError, ValueError) as exc:
+                self.worked.show_message(f"Cannot work this cell out: {exc}")
+            else:
+                self.worked.show_computation(computation)
+        self.tabs.setCurrentWidget(self.worked)
 
     # --- drawing ------------------------------------------------------------------------------
 

@@ -24,12 +24,14 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from workbench.core.worked.recurrent import layer_input, step_computation
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, row
 from workbench.qt.widgets.cell_equations import card_html
 from workbench.qt.widgets.heatmap import Heatmap
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.probe_bar import ProbeBar
+from workbench.qt.widgets.worked_view import WorkedView
 
 ORDER = ("i", "f", "g", "o", "c", "r", "z", "z_course", "n", "h")
 NAMES = {"i": "input gate i", "f": "forget gate f", "g": "candidate g", "o": "output gate o",
@@ -87,7 +89,7 @@ class GatesPanel(Panel):
             controls.addWidget(box, 1)
         self.heatmap = Heatmap("", "time step (probe token)", "unit", name="gates",
                                on_error=controller.report_error)
-        self.heatmap.clicked.connect(lambda row, _col: self.select_unit(row))
+        self.heatmap.clicked.connect(self._on_cell)
         # unit view: curve + coloured text
         self.curve_plot = pg.PlotWidget(background="w")
         self.curve_plot.showGrid(x=True, y=True, alpha=0.3)
@@ -118,6 +120,11 @@ class GatesPanel(Panel):
         self.tabs.addTab(unit_tab, "Unit")
         self.tabs.addTab(saturation_tab, "Saturation")
         self.tabs.addTab(self.card, "Equations")
+        self.worked = WorkedView("Click a cell of the heatmap: that unit's step is computed here "
+                                 "(each gate's pre-activation, its squashing, the cell update) "
+                                 "with this model's numbers.")
+        self.worked.setObjectName("gates-computation")
+        self.tabs.addTab(self.worked, "Computation")
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.heatmap)
         splitter.addWidget(self.tabs)
@@ -202,6 +209,27 @@ class GatesPanel(Panel):
             self.trace.token_text)][:: max(1, len(series) // 40)]])
         lo, hi = self.heatmap.colorbar.levels()
         self.text_view.setText(activation_html(self.trace.token_text, series, lo, hi))
+
+    def _on_cell(self, unit: int, t: int) -> None:
+        self.select_unit(unit)
+        self.explain_step(t, unit)
+
+    def explain_step(self, t: int, unit: int) -> None:
+        """The worked computation of `unit` at step t from the snapshot's weights."""
+        layer, snapshot = self.layer(), self.probe_bar.traced_snapshot
+        if layer is None or snapshot is None or self.trace.embeddings is None:
+            self.worked.show_message("Probe a recurrent model first.")
+            return
+        nonlinearity = str(snapshot.model_config.get("nonlinearity", "tanh"))
+        try:
+            computation = step_computation(layer.kind, layer.name, layer.values,
+                                           layer_input(self.trace, layer.name), snapshot.weights,
+                                           t, unit, self.trace.token_text, nonlinearity)
+        except (KeyError, ValueError, IndexError) as exc:
+            self.worked.show_message(f"Cannot work this step out: {exc}")
+            return
+        self.worked.show_computation(computation)
+        self.tabs.setCurrentWidget(self.worked)
 
     def _draw_saturation(self) -> None:
         if not self.history:

@@ -48,6 +48,8 @@ class ProbeBar(QWidget):
         self.controller = controller
         self.request = request
         self.snapshot = controller.snapshot
+        self.traced_snapshot: Any = None  # the snapshot of the last trace shown
+        self._requested: Any = None
         self._pending = False
         self._user_asked = False
         self._last_auto = -AUTO_INTERVAL_S
@@ -142,9 +144,13 @@ class ProbeBar(QWidget):
             self._fail(str(exc))
             return
         self.status.setText(f"{self.snapshot.label}: probing…")
+        self._requested = self.snapshot
         self.controller.run_query(spec, on_result=self._on_result, on_error=self._on_error)
 
     def _on_result(self, result: Any) -> None:
+        # the snapshot whose weights made this trace (a newer one may have arrived since):
+        # worked computations recompute from exactly these weights
+        self.traced_snapshot = self._requested
         self._user_asked = False
         self._show_source()
         self.result_ready.emit(result)
