@@ -86,3 +86,62 @@ def test_identity_initialisation_sets_u_to_i_and_carries_gradients_further_back(
         return norms[5] / norms[-1]
 
     assert reach(identity) > 10 * reach(elman("default"))
+
+
+def test_teacher_forcing_one_is_the_plain_forward_and_zero_reads_own_predictions():
+    from workbench.core.config.models import LstmConfig
+    from workbench.core.tasks.language_model import own_inputs_logits
+
+    torch.manual_seed(3)
+    lstm = build_model(LstmConfig(vocab_size=20, embedding_size=8, hidden_size=16)).eval()
+    tokens = torch.randint(4, 20, (2, 7), generator=torch.Generator().manual_seed(1))
+    state = lstm.init_state(2)
+    with torch.no_grad():
+        forced, _ = own_inputs_logits(lstm, tokens, state, 1.0)
+        assert torch.allclose(forced, lstm(tokens, state)[0], atol=1e-5)
+        free, _ = own_inputs_logits(lstm, tokens, state, 0.0)
+        # free running: after the first token the model reads its own argmax chain
+        chain = tokens[:, :1]
+        for _ in range(6):
+            chain = torch.cat([chain, lstm(chain, state)[0][:, -1:].argmax(-1)], dim=1)
+        assert torch.allclose(free, lstm(chain, state)[0], atol=1e-5)
+        model = transformer()
+        stateless, _ = own_inputs_logits(model, TOKENS, None, 0.0)
+        assert torch.allclose(stateless[:, 0], logits_of(model)[0][None], atol=1e-5)
+        assert not torch.allclose(stateless, logits_of(model)[None], atol=1e-3)
+
+
+def test_a_recipe_sets_free_running_training_and_the_trainer_honours_it(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from workbench.core.config.models import GruConfig
+    from workbench.core.config.tasks import LanguageModelTaskConfig, task_config_from_dict
+    from workbench.core.config.tokenizer import TokenizerConfig
+    from workbench.core.config.training import TrainingConfig
+    from workbench.core.corpus.dataset import tokenize_job
+    from workbench.core.events import JobFinished, StepLogged
+    from workbench.core.jobs import JobControl, drive
+    from workbench.core.training.recipe import parse_recipe
+    from workbench.core.training.trainer import TrainRequest, train_job
+
+    recipe = parse_recipe('[corpus]\nresource = "corpora/shakespeare-small"\n[model]\n'
+                          'arch = "gru"\n[task]\nname = "language_model"\nteacher_forcing = 0.0\n')
+    assert recipe.task.teacher_forcing == 0.0
+    assert any("Teacher forcing" in p
+               for p in task_config_from_dict({"teacher_forcing": 1.5}).problems())
+
+    monkeypatch.setenv("WORKBENCH_RUNS_DIR", str(tmp_path))
+    corpus = SimpleNamespace(text="the cat sat on the mat. " * 40, name="cats")
+    tokens = list(drive(tokenize_job(corpus, TokenizerConfig()), JobControl()))[-1].result
+    training = TrainingConfig(max_steps=6, warmup_steps=2, batch_size=4, seq_len=12, eval_every=6,
+                              sample_every=0, log_every=2, threads=1, seed=2)
+
+    def losses(forcing):
+        request = TrainRequest(tokens, GruConfig(embedding_size=8, hidden_size=12), training,
+                               gui=False, task=LanguageModelTaskConfig(teacher_forcing=forcing))
+        events = list(drive(train_job(request), JobControl()))
+        assert isinstance(events[-1], JobFinished)
+        return [e.loss for e in events if isinstance(e, StepLogged)]
+
+    forced, free = losses(1.0), losses(0.0)
+    assert forced[0] != free[0]  # the same seed and batches, other inputs read

@@ -101,7 +101,11 @@ class LanguageModelTask(Task):
     def loss(self, model, batch: Batch, carry):
         if batch.fresh or carry is None:  # as many rows as this batch (a rank's share, in DDP)
             carry = state_to(model.init_state(len(batch["inputs"])), self.device)
-        logits, new_state = model(batch["inputs"], carry)  # (B, T, V)
+        forcing = float(getattr(self.config, "teacher_forcing", 1.0))
+        if forcing < 1.0:
+            logits, new_state = own_inputs_logits(model, batch["inputs"], carry, forcing)
+        else:
+            logits, new_state = model(batch["inputs"], carry)  # (B, T, V)
         loss = F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]),
                                batch["targets"].reshape(-1))
         return loss, model.detach_state(new_state)
@@ -145,11 +149,41 @@ class LanguageModelTask(Task):
         return generation_job(model, tokenizer_from_dict(vocabulary), text, settings)
 
 
+def own_inputs_logits(model, inputs: torch.Tensor, state, forcing: float):
+    """Logits (B, T, V) when each input after the first is the true token with probability
+    `forcing` and otherwise the model's own most likely prediction at that point: free running
+    at 0, scheduled sampling in between (Bengio et al. 2015). One step at a time: a model with
+    a state carries it, a stateless one re-reads its growing prefix. Gradients flow through
+    every step's logits, not through the discrete choices."""
+    batch, steps = inputs.shape
+    keep = torch.rand(batch, steps, device=inputs.device) < forcing  # the global, seeded RNG
+    stateful = state is not None
+    current = inputs[:, :1]
+    outputs = []
+    for t in range(steps):
+        if stateful:
+            logits, state = model(current[:, -1:], state)  # (B, 1, V)
+        else:
+            logits, _ = model(current)  # (B, t+1, V): the prefix read so far
+        step_logits = logits[:, -1]
+        outputs.append(step_logits)
+        if t + 1 < steps:
+            own = step_logits.detach().argmax(dim=-1)
+            following = torch.where(keep[:, t + 1], inputs[:, t + 1], own)
+            current = torch.cat([current, following[:, None]], dim=1)
+    return torch.stack(outputs, dim=1), state
+
+
 def sample_prompt(tokenizer, ids: np.ndarray, length: int = 32) -> list[int]:
-    """The first `length` tokens of the held-out text after its first line break, so samples
-    start at the beginning of a line rather than mid-word."""
+    """The first `length` tokens of the held-out text from its first <bos> (text trained with
+    boundaries) or after its first line break, so samples start at the beginning of a line or
+    sentence rather than mid-word."""
+    from workbench.core.corpus.tokenizers import BOS
+
     head = [int(t) for t in ids[:400]]
     start = next((i + 1 for i, t in enumerate(head) if tokenizer.token(t).endswith("\n")), 0)
+    if BOS in head:
+        start = head.index(BOS)
     prompt = head[start: start + length]
     return prompt if len(prompt) == length else head[:length]
 
