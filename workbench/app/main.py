@@ -90,6 +90,7 @@ def run_gui(args: argparse.Namespace) -> int:
         window.open_corpus(str(Path(path).expanduser()))
     if args.screenshot:
         return take_screenshot(app, window, args.screenshot, args.panel)
+    window.show_welcome()  # the first start offers the lessons (until the student unticks it)
     return app.exec()
 
 

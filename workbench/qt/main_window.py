@@ -13,12 +13,14 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QScrollArea,
+    QWhatsThis,
     QWidget,
 )
 
 from workbench import __version__
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.gui_thread_gc import GuiThreadCollector
+from workbench.qt.help import HelpPage, Welcome, wants_welcome, whats_this_html
 from workbench.qt.job_status import JobStatusWidget
 from workbench.qt.panel import AREAS, Panel
 from workbench.qt.recent_files import RecentFiles
@@ -43,6 +45,8 @@ class MainWindow(QMainWindow):
         self.resize(1400, 900)
         self.setDockNestingEnabled(True)
         self.panels: dict[str, Panel] = {}
+        self.help_page: HelpPage | None = None
+        self.welcome: Welcome | None = None
         self.docks: dict[str, QDockWidget] = {}
         self.setCentralWidget(QWidget())
         self.centralWidget().hide()  # docks fill the window
@@ -74,6 +78,9 @@ class MainWindow(QMainWindow):
         self.addDockWidget(AREAS[panel.area], dock)
         self.panels[panel.name] = panel
         self.docks[panel.name] = dock
+        text = whats_this_html(panel.name)  # Help ▸ What is this? (Shift+F1), then a click
+        panel.setWhatsThis(text)
+        dock.setWhatsThis(text)
         self.view_menu.addAction(dock.toggleViewAction())
         actions = panel.menu_actions()
         if actions:
@@ -149,8 +156,17 @@ class MainWindow(QMainWindow):
         job_menu.addActions([pause, cancel])
 
         self.help_menu = self.menuBar().addMenu("&Help")
+        started = QAction("&Getting started", self, shortcut=QKeySequence("F1"))
+        started.triggered.connect(self.show_getting_started)
+        whats_this = QWhatsThis.createAction(self)
+        whats_this.setText("&What is this?")
+        whats_this.setShortcut(QKeySequence("Shift+F1"))
+        welcome = QAction("&Welcome…", self)
+        welcome.triggered.connect(lambda: self.show_welcome(force=True))
         about = QAction("&About Sequence Workbench", self)
         about.triggered.connect(self._about)
+        self.help_menu.addActions([started, whats_this, welcome])
+        self.help_menu.addSeparator()
         self.help_menu.addAction(about)
 
     def _fill_recent_menu(self) -> None:
@@ -185,6 +201,24 @@ class MainWindow(QMainWindow):
     def _toggle_pause(self) -> None:
         runner = self.controller.jobs
         runner.resume() if runner.paused else runner.pause()
+
+    @Slot()
+    def show_getting_started(self) -> HelpPage:
+        if self.help_page is None:
+            self.help_page = HelpPage(list(self.panels), self)
+        self.help_page.show()
+        self.help_page.raise_()
+        return self.help_page
+
+    def show_welcome(self, force: bool = False) -> Welcome | None:
+        """The first-start welcome (the app calls it once the window shows); `force` shows it
+        even when the student unticked "Show this at start"."""
+        if not force and not wants_welcome(self.settings):
+            return None
+        lessons = (lambda: self.show_panel("lessons")) if "lessons" in self.panels else None
+        self.welcome = Welcome(self.settings, lessons, self.show_getting_started, self)
+        self.welcome.show()
+        return self.welcome
 
     def _about(self) -> None:
         QMessageBox.about(
