@@ -146,7 +146,9 @@ def load_checkpoint(path: str | Path) -> Checkpoint:
     except (SafetensorError, OSError, ValueError) as exc:
         raise UserFacingError(f"Checkpoint weights {weights_path} cannot be read ({exc}). "
                               "Use another checkpoint.") from None
-    model = {k[len("model."):]: v for k, v in tensors.items() if k.startswith("model.")}
+    # a shipped sample model keeps its weights as float16 (model_files.py): train in float32
+    model = {k[len("model."):]: v.float() if v.dtype == torch.float16 else v
+             for k, v in tensors.items() if k.startswith("model.")}
     parts = [tensors[f"state.{i}"] for i in range(int(meta.get("state_parts", 0)))]
     optimizer = _unflatten_optimizer(tensors, meta["optimizer"])
     ranks = [tensors[f"rng.rank{r}"] for r in range(1, int(meta.get("state_ranks", 1)))
