@@ -128,7 +128,8 @@ def test_encoder_attention_sees_both_sides_and_no_padding():
     tokens, mask = padded_batch(20, [6, 3], seed=2)
     block = encoder.blocks[0]
     x, _ = encoder.embed_with_cls(tokens, mask)
-    _, padded_weights, _ = attention(block, x, None, mask)
+    _, parts = attention(block, x, None, mask)
+    padded_weights = parts["attn"]
     assert torch.all(padded_weights[1, :, :, 3:] == 0)  # padded keys: exactly zero weight
     torch.testing.assert_close(padded_weights.sum(-1), torch.ones(2, 2, 6))
 
