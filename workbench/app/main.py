@@ -1,6 +1,6 @@
 """Entry point: `workbench [PATH]`, `workbench --follow RUN_DIR`, `workbench --screenshot out.png
 [--panel NAME]`, `workbench --list-panels`, `workbench --version`, and the headless
-`workbench train RECIPE`."""
+`workbench train RECIPE` and `workbench generate CHECKPOINT`."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="workbench",
         description="Sequence Workbench: train, inspect and write with sequence models of text. "
-        "Run `workbench train RECIPE` for headless training.",
+        "Run `workbench train RECIPE` for headless training, `workbench generate "
+        "CHECKPOINT` to write with a trained model.",
     )
     parser.add_argument("path", nargs="?", help="a corpus file or folder to open")
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")
@@ -40,6 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         from workbench.app.train_cli import main as train_main
 
         return train_main(argv[1:])
+    if argv and argv[0] == "generate":
+        from workbench.app.generate_cli import main as generate_main
+
+        return generate_main(argv[1:])
     args = build_parser().parse_args(argv)
     if args.list_panels:
         return list_panels()
@@ -63,6 +68,7 @@ def list_panels() -> int:
 def run_gui(args: argparse.Namespace) -> int:
     from PySide6.QtWidgets import QApplication
 
+    from workbench.app.first_paint import after_first_paint, report_ready
     from workbench.app.window import build_window
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -75,31 +81,45 @@ def run_gui(args: argparse.Namespace) -> int:
         print(f"Unknown panel '{args.panel}'. Panels: {names}", file=sys.stderr)
         window.close()
         return 2
-    window.show()
-    if not args.screenshot:
-        preload_heavy_modules()
-    for run_dir in args.follow or ():
-        window.show_panel("training")
-        window.controller.follow_run(str(Path(run_dir).expanduser()))
     path = args.path
     if path is None and not args.no_default_corpus and not args.follow:
         from workbench.core.resources import default_corpus_path
 
         path = str(default_corpus_path())
-    if path is not None:
-        window.open_corpus(str(Path(path).expanduser()))
+
+    def open_what_was_asked() -> None:
+        for run_dir in args.follow or ():
+            window.show_panel("training")
+            window.controller.follow_run(str(Path(run_dir).expanduser()))
+        if path is not None:
+            window.open_corpus(str(Path(path).expanduser()))
+
     if args.screenshot:
+        window.show()
+        open_what_was_asked()
         return take_screenshot(app, window, args.screenshot, args.panel)
-    window.show_welcome()  # the first start offers the lessons (until the student unticks it)
+
+    def after_paint() -> None:
+        preload_heavy_modules()
+        open_what_was_asked()
+        window.show_welcome()  # the first start offers the lessons (until the student unticks it)
+
+    report_ready(window)
+    after_first_paint(window, after_paint)
+    window.show()
     return app.exec()
 
 
 def preload_heavy_modules() -> None:
     """Import torch on a daemon thread once the window shows, so the first model summary or
-    training start does not wait for it (and start-up does not either)."""
+    training start does not wait for it (and start-up does not either). The scipy parts the
+    panels use on the GUI thread (the curves' EMA filter, the map's k-d tree) come first: they
+    cost ~0.5 s to import, which the window no longer pays before it shows."""
     import threading
 
     def load() -> None:
+        import scipy.signal  # noqa: F401
+        import scipy.spatial  # noqa: F401
         import torch  # noqa: F401
 
     threading.Thread(target=load, name="preload-torch", daemon=True).start()
