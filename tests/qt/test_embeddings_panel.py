@@ -223,3 +223,25 @@ def test_fasttext_epochs_plot_no_loss_but_say_so(qtbot):
     plots.add_epoch(1, {"loss": 5.0})
     assert plots.loss_plot.getAxis("left").isVisible()
     assert list(plots.loss_curve.getData()[1]) == [5.0]
+
+
+def test_map_greys_out_a_method_this_install_lacks_and_says_why(qtbot):
+    from PySide6.QtCore import Qt
+
+    from workbench.qt.panels.embeddings.map_view import MapView
+
+    view = MapView(unavailable={"umap": "UMAP is not part of this installer."})
+    qtbot.addWidget(view)
+    titles = [view.method.itemText(i) for i in range(view.method.count())]
+    row = titles.index("UMAP (not installed)")
+    assert not view.method.model().item(row).isEnabled()
+    assert view.method.itemData(row, Qt.ItemDataRole.ToolTipRole).startswith("UMAP is not")
+    assert "UMAP is not part of this installer." in view.status.text()
+    for method in ("pca", "tsne"):  # the others stay choosable
+        assert view.method.model().item(view.method.findData(method)).isEnabled()
+    requested = []
+    view.compute_requested.connect(requested.append)
+    view.vectors = object()
+    view.method.setCurrentIndex(view.method.findData("tsne"))
+    view.compute.click()
+    assert requested == ["tsne"]

@@ -22,6 +22,11 @@ class EmbeddingsBackend:
 
         return map_job(vectors, method, seed)
 
+    def unavailable_map_methods(self) -> dict[str, str]:
+        from workbench.core.embeddings.maps import unavailable_methods
+
+        return unavailable_methods()
+
     def import_job(self, path: str, fmt: str) -> JobSpec:
         def job(control):
             from workbench.core.embeddings.interchange import load_vectors

@@ -8,9 +8,11 @@ nearest point up in a k-d tree instead of asking every item.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -20,11 +22,13 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from scipy.spatial import cKDTree
 
 from workbench.core.jobs import UserFacingError
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.point_cloud import PointCloudItem
+
+if TYPE_CHECKING:  # scipy.spatial loads when a map is drawn, not with the window
+    from scipy.spatial import cKDTree
 
 BANDS = 8  # colour steps by frequency rank
 LABELLED = 25  # the most frequent words keep a label on the map
@@ -34,23 +38,35 @@ METHOD_TITLES = {"PCA": "pca", "t-SNE": "tsne", "UMAP": "umap", "Semantic axes":
 class MapView(QWidget):
     compute_requested = Signal(str)  # "pca" | "tsne" | "umap"
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None,
+                 unavailable: dict[str, str] | None = None) -> None:
+        """`unavailable`: methods this install lacks (method -> why), shown greyed out with
+        the reason; the classroom installers leave UMAP out."""
         super().__init__(parent)
         self.vectors = None
         self.coords: np.ndarray | None = None
         self.tree: cKDTree | None = None
+        self.unavailable = dict(unavailable or {})
         self.method = QComboBox()
-        self.method.addItems(list(METHOD_TITLES))
+        for title, method in METHOD_TITLES.items():
+            missing = method in self.unavailable
+            self.method.addItem(f"{title} (not installed)" if missing else title, method)
+            if missing:
+                row = self.method.count() - 1
+                self.method.model().item(row).setEnabled(False)
+                self.method.setItemData(row, self.unavailable[method], Qt.ItemDataRole.ToolTipRole)
         self.method.setToolTip("PCA keeps global directions; t-SNE and UMAP keep "
                                "neighbourhoods. Semantic axes project every word on x = b − a "
-                               "and y = d − c.")
+                               "and y = d − c." + "".join(f"\n{why}" for why in
+                                                          self.unavailable.values()))
         self.compute = QPushButton("Draw map")
         self.compute.clicked.connect(self._on_compute)
         self.axes_edits = [QLineEdit(w) for w in ("man", "woman", "poor", "rich")]
         self.search = QLineEdit()
         self.search.setPlaceholderText("find a word…")
         self.search.returnPressed.connect(lambda: self.highlight(self.search.text().strip()))
-        self.status = QLabel("Train or import vectors, then draw a map.")
+        self.status = QLabel(" ".join(["Train or import vectors, then draw a map.",
+                                       *self.unavailable.values()]))
         self.status.setWordWrap(True)
         self.plot = pg.PlotWidget(background="w")
         self.bands: list[pg.ScatterPlotItem] = []
@@ -83,7 +99,7 @@ class MapView(QWidget):
         self.coords = None
 
     def _on_compute(self) -> None:
-        method = METHOD_TITLES[self.method.currentText()]
+        method = self.method.currentData()
         if self.vectors is None:
             self.status.setText("No vectors yet: train or import some first.")
         elif method == "axes":
@@ -104,6 +120,8 @@ class MapView(QWidget):
         self.coords = np.asarray(coords, dtype=np.float32)
         for side in ("bottom", "left"):  # only semantic axes have meaningful units
             self.plot.setLabel(side, "")
+        from scipy.spatial import cKDTree
+
         self.tree = cKDTree(self.coords)
         for item in self.bands + self.labels:
             self.plot.removeItem(item)

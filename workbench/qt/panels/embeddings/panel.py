@@ -90,7 +90,8 @@ class EmbeddingsPanel(Panel):
         explorer_scroll = QScrollArea()
         explorer_scroll.setWidgetResizable(True)
         explorer_scroll.setWidget(self.explorer)
-        self.map = MapView()
+        embeddings = controller.backend.embeddings if controller.backend else None
+        self.map = MapView(unavailable=embeddings.unavailable_map_methods() if embeddings else {})
         self.map.compute_requested.connect(self.draw_map)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.training_tab, "Train")
