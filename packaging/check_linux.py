@@ -42,6 +42,7 @@ APP_NAME = "SequenceWorkbench"
 DEB_PREFIX = Path("/opt/sequence-workbench")
 NETWORK_CALL = re.compile(r"\b(connect|sendto|sendmsg|sendmmsg)\((.*)$")
 PYTHON_NAMES = ("python", "python3", "python3.11")
+SHOWN_ERROR_PREFIX = "Shown to the user:"  # workbench/qt/main_window.py logs shown errors so
 
 
 def network_attempts(strace_text: str) -> tuple[list[str], list[str]]:
@@ -142,6 +143,9 @@ class Checker:
             done = self.run(name, args, 300)
             if done:
                 ok, detail = image_looks_drawn(png)
+                errors = [line for line in done.stderr.splitlines() if SHOWN_ERROR_PREFIX in line]
+                if errors:  # the window opened, but a panel or job failed inside it
+                    ok, detail = False, f"{detail}; the window showed: {errors}"
                 self.record(name, ok, f"{png} ({detail})", self.last_trace)
 
     def check_startup(self, repeats: int) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Slot
@@ -25,6 +26,12 @@ from workbench.qt.job_status import JobStatusWidget
 from workbench.qt.panel import AREAS, Panel
 from workbench.qt.recent_files import RecentFiles
 from workbench.qt.widgets.corpus_open import ask_corpus_file, ask_corpus_folder
+
+
+# Errors shown to the user also go to stderr, so a terminal, a log or the installer check
+# (packaging/check_linux.py looks for this prefix) sees them.
+SHOWN_ERROR_PREFIX = "Shown to the user:"
+_LOG = logging.getLogger(__name__)
 
 
 class MainWindow(QMainWindow):
@@ -232,6 +239,7 @@ class MainWindow(QMainWindow):
 
     @Slot(str, str)
     def _show_error(self, message: str, detail: str) -> None:
+        _LOG.error("%s %s%s", SHOWN_ERROR_PREFIX, message, f"\n{detail}" if detail else "")
         self.statusBar().showMessage(message, 15_000)
         box = QMessageBox(QMessageBox.Icon.Warning, "Sequence Workbench", message, parent=self)
         if detail:
