@@ -161,7 +161,8 @@ def test_the_command_line_follows_a_run(qtbot, tmp_path, monkeypatch, settings):
     monkeypatch.setattr(entry, "preload_heavy_modules", lambda: None)
     assert entry.main(["--follow", str(run)]) == 0
     window = shown["window"]
-    assert os.path.abspath(run) in window.controller.followers
+    # Following starts once the window has painted (app/first_paint.py), as the corpus does.
+    qtbot.waitUntil(lambda: os.path.abspath(run) in window.controller.followers, timeout=10_000)
     panel = window.panels["training"]
     qtbot.waitUntil(lambda: steps_of(panel, str(run)) == [10], timeout=10_000)
     assert window.controller.corpus is None and not window.controller.jobs.busy

@@ -27,7 +27,6 @@ from workbench.qt.panel import AREAS, Panel
 from workbench.qt.recent_files import RecentFiles
 from workbench.qt.widgets.corpus_open import ask_corpus_file, ask_corpus_folder
 
-
 # Errors shown to the user also go to stderr, so a terminal, a log or the installer check
 # (packaging/check_linux.py looks for this prefix) sees them.
 SHOWN_ERROR_PREFIX = "Shown to the user:"
