@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _lint_imports(cwd: Path) -> subprocess.CompletedProcess:
+def _lint_imports(cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
     exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or "lint-imports"
     return subprocess.run(
-        [exe, "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=300
+        [exe, "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=300, env=env
     )
 
 
@@ -22,19 +25,20 @@ def test_room_contracts_hold():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_a_qt_import_in_core_breaks_the_contract(tmp_path):
-    """The check is real: plant `import PySide6` in a copy of core and it must fail."""
+@pytest.mark.parametrize(("planted", "source", "expected"), [
+    # core imports no Qt
+    ("workbench/core/planted.py", "import PySide6\n", "workbench.core.planted -> PySide6"),
+    # the Qt room's contract is an allow-list: a torch-free core module not on it is refused
+    ("workbench/qt/planted.py", "from workbench.core import cpu_threads\n",
+     "workbench.qt.planted -> workbench.core.cpu_threads"),
+])
+def test_a_planted_import_breaks_the_contract(tmp_path, planted, source, expected):
+    """The checks are real: plant an import in a copy of the package and it must fail."""
     copy = tmp_path / "repo"
     shutil.copytree(ROOT / "workbench", copy / "workbench",
                     ignore=shutil.ignore_patterns("__pycache__", "_resources"))
     shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
-    (copy / "workbench" / "core" / "planted.py").write_text("import PySide6\n")
-    env_path = f"{copy}"
-    result = subprocess.run(
-        [shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or "lint-imports",
-         "--no-cache"],
-        cwd=copy, capture_output=True, text=True, timeout=300,
-        env={**__import__("os").environ, "PYTHONPATH": env_path},
-    )
+    (copy / planted).write_text(source)
+    result = _lint_imports(copy, env={**os.environ, "PYTHONPATH": str(copy)})
     assert result.returncode != 0
-    assert "workbench.core.planted -> PySide6" in result.stdout
+    assert expected in result.stdout

@@ -40,8 +40,9 @@ def wait_for_summary(qtbot, panel, **expected):
     def described():
         s = panel.summary
         assert s is not None and all(
-            getattr(panel._asked, k) == v for k, v in expected.items())
-        assert not panel.controller.queries.busy
+            getattr(panel._described, k) == v for k, v in expected.items())
+        assert not panel.controller.query_queue.busy
+        assert panel.summary_box.isEnabled() and panel.updating.text() == ""
     qtbot.waitUntil(described, timeout=WAIT_MS)
     return panel.summary
 
@@ -119,7 +120,7 @@ def test_matched_size_proposes_and_applies_a_width(qtbot, panel):
     assert summary.total_params == proposal.params
 
 
-def test_waits_for_a_busy_query_runner_then_describes(qtbot, panel):
+def test_queues_behind_a_busy_query_thread_and_says_it_is_updating(qtbot, panel):
     wait_for_summary(qtbot, panel)
     release = threading.Event()
 
@@ -129,10 +130,16 @@ def test_waits_for_a_busy_query_runner_then_describes(qtbot, panel):
 
     assert panel.controller.run_query(JobSpec("An inspector's probe", slow))
     panel.form.editors["num_layers"].setValue(3)
-    qtbot.wait(300)  # past the debounce: the panel must wait, not fail
-    assert panel._pending and panel.controller.last_error == ""
+    # the old table is greyed and marked at once, not passed off as the new model's
+    assert not panel.summary_box.isEnabled() and "Updating" in panel.updating.text()
+    qtbot.wait(300)  # past the debounce: the summary waits in the queue, nothing fails
+    assert panel.controller.query_queue.state("architecture:summary") == "waiting"
+    panel.form.editors["num_layers"].setValue(4)  # a newer request replaces the waiting one
+    qtbot.wait(300)
+    assert panel.controller.last_error == ""
     release.set()
-    wait_for_summary(qtbot, panel, num_layers=3)
+    wait_for_summary(qtbot, panel, num_layers=4)
+    assert panel.summary.rows[-1].name != "" and panel._described.num_layers == 4
 
 
 def test_a_model_chosen_elsewhere_shows_in_the_form(qtbot, panel):
@@ -151,7 +158,7 @@ def test_a_hidden_panel_does_not_load_torch_until_shown(qtbot):
     qtbot.addWidget(widget)
     widget.form.editors["num_layers"].setValue(2)
     qtbot.wait(300)
-    assert widget.summary is None and not controller.queries.busy  # start-up stays light
+    assert widget.summary is None and not controller.query_queue.busy  # start-up stays light
     assert controller.model_config.num_layers == 2  # the session still gets the config
     widget.show()
     wait_for_summary(qtbot, widget, num_layers=2)

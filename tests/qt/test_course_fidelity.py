@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.qt.inspection_fakes import PROBE, fake_backend
+from tests.qt.fake_backend import PROBE, FakeBackend
 from workbench.core.config.embeddings import EmbeddingConfig
 from workbench.core.config.fields import form_fields
 from workbench.core.config.generation import GenerationConfig
@@ -94,7 +94,7 @@ def gru_trace() -> Trace:
 
 @pytest.fixture
 def gates(qtbot):
-    controller = WorkbenchController(fake_backend())
+    controller = WorkbenchController(FakeBackend())
     panel = GatesPanel(controller)
     qtbot.addWidget(panel)
     yield panel

@@ -38,12 +38,16 @@ def test_import_then_query_the_explorer(window, vector_file):
     assert settle(window, 30)
     assert len(panel.vectors) == len(WORDS)
     panel.explorer.word.setText("king")
-    panel.explorer.find_neighbours()
+    assert panel.explorer.find_neighbours()
+    assert settle(window, 30)  # answered by a query, off the GUI thread
     assert panel.explorer.neighbour_table.item(0, 1).text() == "queen"
     panel.explorer.word.setText("nonexistent")
     panel.explorer.find_neighbours()
+    assert settle(window, 30)
     assert "'nonexistent' is not in the vocabulary" in panel.explorer.message.text()
+    assert window.controller.last_error == ""  # said in the explorer, not in a message box
     panel.explorer.compare()
+    assert settle(window, 30)
     assert panel.explorer.similarity_label.text().startswith("cos = 0.9")
 
 
@@ -56,6 +60,7 @@ def test_map_draws_every_word_highlights_and_exports(window, vector_file, tmp_pa
     drawn = sum(item.count for item in panel.map.bands)
     assert drawn == len(WORDS) and panel.map.coords.shape == (len(WORDS), 2)
     assert panel.map.highlight("king", k=3)
+    assert settle(window, 30)
     assert len(panel.map.found.data) == 4  # king and its three neighbours ringed
     assert "queen" in panel.map.status.text()
     from PySide6.QtCore import QPointF
@@ -84,8 +89,9 @@ def test_map_draws_every_word_highlights_and_exports(window, vector_file, tmp_pa
             coloured += max(rgb) - min(rgb) > 60
     assert coloured > 30
     assert "<svg" in export_svg(panel.map.plot, tmp_path / "map.svg").read_text()
-    written = panel.export_vectors(str(tmp_path / "out.bin"), "word2vec-binary")
-    assert written and (tmp_path / "out.bin").stat().st_size > 0
+    assert panel.export_vectors(str(tmp_path / "out.bin"), "word2vec-binary")
+    assert settle(window, 30)
+    assert (tmp_path / "out.bin").stat().st_size > 0 and "out.bin" in panel.status.text()
 
 
 def test_bad_vector_file_shows_the_line_and_keeps_the_old_vectors(window, vector_file,
@@ -109,8 +115,10 @@ def test_char_tokenizer_cannot_take_word_vectors(window, vector_file, tmp_path):
     panel = window.panels["embeddings"]
     panel.import_vectors(str(vector_file), "word2vec-text")
     settle(window, 30)
-    assert not panel.use_in_model()
+    panel.use_in_model()
+    assert settle(window, 30)
     assert "character-level" in panel.bridge_report.toPlainText()
+    assert window.controller.embedding_init is None
 
 
 def test_train_on_the_loaded_corpus_plots_each_epoch(window, tmp_path):
@@ -142,6 +150,7 @@ def test_search_box_rings_the_word_and_neighbour_lists_export(window, vector_fil
     settle(window, 30)
     panel.map.search.setText("queen")
     qtbot.keyClick(panel.map.search, Qt.Key.Key_Return)
+    assert settle(window, 30)
     ringed = panel.map.found.data
     assert len(ringed) == 9  # queen and its eight neighbours (every other word here)
     index = panel.vectors.index["queen"]
@@ -153,11 +162,13 @@ def test_search_box_rings_the_word_and_neighbour_lists_export(window, vector_fil
     assert named[0] == "queen" and "king" in named[1:]  # every ringed point says its word
     panel.map.search.setText("dragon")
     qtbot.keyClick(panel.map.search, Qt.Key.Key_Return)
+    assert settle(window, 30)
     assert "'dragon' is not on the map" in panel.map.status.text()
 
     panel.explorer.word.setText("king sword")
     panel.explorer.k.setValue(2)
     panel.explorer.find_neighbours()
+    assert settle(window, 30)
     assert panel.explorer.neighbour_table.rowCount() == 4
     out = tmp_path / "neighbours.csv"
     assert panel.explorer.export_neighbours(str(out))
@@ -180,6 +191,7 @@ def test_coverage_against_a_word_tokenizer_is_handed_to_training(window, vector_
     settle(window, 30)
     panel.freeze.setChecked(True)
     assert panel.use_in_model()
+    assert settle(window, 30)
     report = panel.bridge_report.toPlainText()
     assert "Coverage: 2 of" in report and "dragon" in report  # King (lower-cased), queen
     matrix, freeze = window.controller.embedding_init
@@ -199,11 +211,13 @@ def test_semantic_axes_place_words_by_their_cosine_with_each_direction(window, v
     for edit, word in zip(panel.map.axes_edits, ["man", "woman", "sword", "apple"], strict=True):
         edit.setText(word)
     panel.map.compute.click()
+    assert settle(window, 30)
     expected = panel.vectors.project_on_axes(("man", "woman"), ("sword", "apple"))
     np.testing.assert_allclose(panel.map.coords, expected, rtol=1e-6)
     assert "woman − man" in panel.map.plot.getAxis("bottom").labelText
     panel.map.axes_edits[3].setText("dragon")
     panel.map.compute.click()
+    assert settle(window, 30)
     assert "'dragon' is not in the vocabulary" in panel.map.status.text()
 
 
@@ -228,9 +242,12 @@ def test_fasttext_epochs_plot_no_loss_but_say_so(qtbot):
 def test_map_greys_out_a_method_this_install_lacks_and_says_why(qtbot):
     from PySide6.QtCore import Qt
 
+    from tests.qt.fake_backend import FakeBackend
+    from workbench.qt.controller import WorkbenchController
     from workbench.qt.panels.embeddings.map_view import MapView
 
-    view = MapView(unavailable={"umap": "UMAP is not part of this installer."})
+    view = MapView(WorkbenchController(FakeBackend()),
+                   unavailable={"umap": "UMAP is not part of this installer."})
     qtbot.addWidget(view)
     titles = [view.method.itemText(i) for i in range(view.method.count())]
     row = titles.index("UMAP (not installed)")

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.qt.inspection_fakes import fake_backend, snapshot
+from tests.qt.fake_backend import FakeBackend, snapshot
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.panels.generate import GeneratePanel
 
 
 @pytest.fixture
 def panel(qtbot):
-    controller = WorkbenchController(fake_backend())
+    controller = WorkbenchController(FakeBackend())
     widget = GeneratePanel(controller)
     qtbot.addWidget(widget)
     yield widget

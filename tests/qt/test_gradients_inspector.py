@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.qt.inspection_fakes import fake_backend, lstm_trace
+from tests.qt.fake_backend import FakeBackend, lstm_trace
 from workbench.core.snapshot import Snapshot
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.panels.gradients import GradientsPanel
@@ -15,7 +15,7 @@ from workbench.qt.widgets import probe_bar
 @pytest.fixture
 def panel(qtbot, monkeypatch):
     monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)  # no throttling in tests
-    controller = WorkbenchController(fake_backend())
+    controller = WorkbenchController(FakeBackend())
     widget = GradientsPanel(controller)
     qtbot.addWidget(widget)
     yield widget

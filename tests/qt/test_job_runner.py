@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+from tests.qt.fake_backend import FakeBackend
 from workbench.core.events import (
     JobCancelled,
     JobFailed,
@@ -74,7 +75,7 @@ def test_cancel_is_honoured_within_one_step(qtbot):
 
 
 def test_exception_surfaces_as_message_and_app_stays_up(qtbot):
-    controller = WorkbenchController(backend=None)
+    controller = WorkbenchController(FakeBackend())
 
     def broken(control):
         yield Progress(0, 1)
@@ -92,7 +93,7 @@ def test_exception_surfaces_as_message_and_app_stays_up(qtbot):
 
 
 def test_second_job_refused_while_one_runs(qtbot):
-    controller = WorkbenchController(backend=None)
+    controller = WorkbenchController(FakeBackend())
     gate = threading.Event()
     assert controller.run_job(steps_job(3, gate=gate))
     errors = []
@@ -104,7 +105,7 @@ def test_second_job_refused_while_one_runs(qtbot):
 
 
 def test_query_runs_beside_a_long_job(qtbot):
-    controller = WorkbenchController(backend=None)
+    controller = WorkbenchController(FakeBackend())
     gate = threading.Event()
     assert controller.run_job(steps_job(2, gate=gate))
     results = []
@@ -136,3 +137,26 @@ def test_started_event_first(qtbot):
         runner.start(steps_job(0))
     assert isinstance(received[0], JobStarted) and isinstance(received[-1], JobFinished)
     assert not any(isinstance(e, JobFailed) for e in received)
+
+
+def test_shutdown_never_waits_without_limit(qtbot):
+    """A job stuck inside a step it cannot leave (as a gensim epoch is) is given up on after
+    the deadline instead of freezing the closing window."""
+    controller = WorkbenchController(FakeBackend())
+    stuck, release = threading.Event(), threading.Event()
+
+    def epoch(control):
+        stuck.set()
+        release.wait(30)  # ignores the control, as gensim's train() does
+        yield JobFinished(result=None)
+
+    assert controller.run_job(JobSpec("Training word2vec", epoch))
+    assert stuck.wait(10)
+    thread = controller.jobs._thread
+    from workbench.qt.job_runner import abandoned_threads
+
+    assert controller.shutdown(timeout_ms=200) is False
+    assert not controller.jobs.busy and thread in abandoned_threads()
+    release.set()  # let it end, so the suite's thread check stays clean
+    assert thread.wait(10_000)
+    assert abandoned_threads() == []

@@ -4,11 +4,11 @@ remembered in QSettings, job status in the status bar, errors shown without stop
 from __future__ import annotations
 
 import threading
-from types import SimpleNamespace
 
 from PySide6.QtWidgets import QLabel, QMessageBox
 
-from workbench.core.events import JobFinished, Progress
+from tests.qt.fake_backend import FakeBackend, FakeCorpus
+from workbench.core.events import Progress
 from workbench.core.jobs import JobSpec
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.main_window import MainWindow
@@ -23,7 +23,7 @@ class EchoPanel(Panel):
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
         self.label = QLabel("nothing yet", self)
-        controller.corpus_changed.connect(self.label.setText)
+        controller.corpus_changed.connect(lambda corpus: self.label.setText(corpus.name))
 
 
 class OtherPanel(Panel):
@@ -32,26 +32,8 @@ class OtherPanel(Panel):
     area = "left"
 
 
-class FakeCorpusBackend:
-    def __init__(self, gate=None):
-        self.gate = gate
-        self.loaded = []
-
-    def load_job(self, path, **options):
-        def job(control):
-            for i in range(3):
-                if self.gate is not None:
-                    self.gate.wait(5)
-                yield Progress(i + 1, 3, f"reading {path}")
-            self.loaded.append(path)
-            yield JobFinished(result=f"corpus:{path}")
-
-        return JobSpec(f"Loading {path}", job)
-
-
 def make_window(settings, gate=None):
-    backend = SimpleNamespace(corpus=FakeCorpusBackend(gate))
-    controller = WorkbenchController(backend)
+    controller = WorkbenchController(FakeBackend(corpus=FakeCorpus(gate)))
     return MainWindow(controller, [EchoPanel, OtherPanel], settings=settings)
 
 
@@ -81,7 +63,7 @@ def test_open_corpus_runs_job_updates_panels_and_recent_files(qtbot, settings):
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.controller.corpus_changed, timeout=5000):
         assert window.open_corpus("/data/a.txt")
-    assert window.panels["echo"].label.text() == "corpus:/data/a.txt"
+    assert window.panels["echo"].label.text() == "/data/a.txt"
     window.open_corpus("/data/b.txt")
     qtbot.waitUntil(lambda: not window.controller.jobs.busy, timeout=5000)
     assert window.recent.paths() == ["/data/b.txt", "/data/a.txt"]
@@ -119,7 +101,7 @@ def test_status_bar_shows_progress_and_cancel_stops_job(qtbot, settings):
     with qtbot.waitSignal(window.controller.jobs.busy_changed, timeout=5000):
         status.cancel_button.click()
     assert status.label.text() == "Ready"
-    assert window.controller.corpus is None or window.controller.corpus.endswith("slow.txt")
+    assert window.controller.corpus is None or window.controller.corpus.name.endswith("slow.txt")
 
 
 def test_job_error_shows_message_and_window_stays_usable(qtbot, settings):

@@ -8,13 +8,13 @@ import hashlib
 import os
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 from training_fixtures import events_of, tiny_request  # noqa: E402
 
+from tests.qt.fake_backend import FakeBackend  # noqa: E402
 from workbench.app.training_backend import TrainingBackend  # noqa: E402
 from workbench.core.events import SampleGenerated, StepLogged  # noqa: E402
 from workbench.core.training import runs  # noqa: E402
@@ -34,7 +34,7 @@ class FastFollow(TrainingBackend):
 
 @pytest.fixture
 def panel(qtbot):
-    controller = WorkbenchController(SimpleNamespace(training=FastFollow()))
+    controller = WorkbenchController(FakeBackend(training=FastFollow()))
     widget = TrainingPanel(controller)
     qtbot.addWidget(widget)
     widget.resize(1300, 520)

@@ -5,82 +5,28 @@ from __future__ import annotations
 
 import csv
 import math
-import time
 
 import numpy as np
 import pytest
 
+from tests.qt.fake_backend import FakeBackend, FakeTraining
 from workbench.app.training_backend import TrainingBackend
 from workbench.core.events import (
-    DivergenceHandled,
     EvalLogged,
-    JobFinished,
-    Progress,
-    RunStarted,
     SampleGenerated,
-    SnapshotReady,
     StepLogged,
 )
-from workbench.core.jobs import JobSpec
-from workbench.core.snapshot import Snapshot
 from workbench.core.training import runs
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.panels.training import TrainingPanel
 from workbench.qt.panels.training.series import ema
 
 
-def recorded_run(run_dir: str, steps: int = 100) -> list:
-    """Events as the trainer yields them: a falling loss, two evaluations, one rollback."""
-    events = [RunStarted(run_dir, "recorded")]
-    for step in range(10, steps + 1, 10):
-        loss = 4.0 * math.exp(-step / 60) + 1.0
-        events.append(StepLogged(step, loss, 1e-3, 0.5, step == 10, step * 256, 5000.0,
-                                 step / 10, clip_rate=0.1))
-        events.append(Progress(step, steps, f"Step {step}"))
-        if step == 50:
-            events.append(EvalLogged(50, 2.5, math.exp(2.5), 2.5 / math.log(2), 50 * 256, 5.0))
-            events.append(SnapshotReady(Snapshot({"arch": "lstm"}, {}, {}, step=50)))
-            events.append(SampleGenerated(50, "To be, or not to be"))
-        if step == 70:
-            events.append(DivergenceHandled(70, "loss is nan", 5e-4, 1, resumed_at=60))
-    events.append(EvalLogged(steps, 1.6, math.exp(1.6), 1.6 / math.log(2), steps * 256, 10.0))
-    events.append(JobFinished(result=run_dir))
-    return events
-
-
-class RecordedTraining(TrainingBackend):
-    """The real facade, except that 'training' replays recorded events (slowly if asked)."""
-
-    def __init__(self, run_dir, delay: float = 0.0) -> None:
-        super().__init__()
-        self.run_dir, self.delay = run_dir, delay
-        self.started = 0
-
-    def train_job(self, corpus, tokens, model_config, training, name="", embedding_init=None):
-        self.started += 1
-        self.embedding_init = embedding_init
-
-        def job(control):
-            for event in recorded_run(str(self.run_dir)):
-                time.sleep(self.delay)
-                yield event
-
-        return JobSpec("Training recorded", job)
-
-    def list_runs(self):
-        return []
-
-
-class FakeBackend:
-    def __init__(self, training) -> None:
-        self.training = training
-
-
 @pytest.fixture
 def panel(qtbot, tmp_path):
     run_dir = tmp_path / "run-a"
     run_dir.mkdir()
-    controller = WorkbenchController(FakeBackend(RecordedTraining(run_dir)))
+    controller = WorkbenchController(FakeBackend(training=FakeTraining(run_dir)))
     widget = TrainingPanel(controller)
     qtbot.addWidget(widget)
     widget.resize(1300, 520)
@@ -155,7 +101,7 @@ def test_hiding_renaming_and_exporting_runs(qtbot, panel, tmp_path):
 
 
 def test_pause_and_stop_act_on_the_running_job(qtbot, tmp_path):
-    controller = WorkbenchController(FakeBackend(RecordedTraining(tmp_path, delay=0.05)))
+    controller = WorkbenchController(FakeBackend(training=FakeTraining(tmp_path, delay=0.05)))
     panel = TrainingPanel(controller)
     qtbot.addWidget(panel)
     assert panel.start_training()
@@ -190,7 +136,7 @@ def test_opening_a_run_folder_written_elsewhere_shows_it(qtbot, panel, tmp_path)
 
 
 def test_bad_settings_and_missing_corpus_give_messages(qtbot, tmp_path):
-    controller = WorkbenchController(FakeBackend(TrainingBackend()))
+    controller = WorkbenchController(FakeBackend(training=TrainingBackend()))
     panel = TrainingPanel(controller)
     qtbot.addWidget(panel)
     assert not panel.start_training()

@@ -107,7 +107,21 @@ def run_gui(args: argparse.Namespace) -> int:
     report_ready(window)
     after_first_paint(window, after_paint)
     window.show()
-    return app.exec()
+    code = app.exec()
+    return exit_without_abandoned_threads(code)
+
+
+def exit_without_abandoned_threads(code: int) -> int:
+    """A job thread still inside a step it cannot leave (a gensim epoch) was given up on when
+    the window closed (after at most SHUTDOWN_WAIT_MS). Python's exit would destroy its running
+    QThread, which aborts the process: leave at once instead (settings are already synced)."""
+    from workbench.qt.job_runner import abandoned_threads
+
+    if abandoned_threads():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 def preload_heavy_modules() -> None:

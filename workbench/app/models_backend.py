@@ -7,28 +7,12 @@ torch is imported inside the jobs (on the query thread): the first summary pays 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from workbench.core.config.models import MODEL_CONFIGS
+from workbench.core.config.summary import MatchedSize
 from workbench.core.events import Event, JobFinished
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
-
-
-@dataclass(frozen=True)
-class MatchedSize:
-    """The width proposed for `arch` so that it has about `target_params` parameters."""
-
-    arch: str
-    fields: tuple[str, ...]  # the fields to set to `width` (hidden size, and E when tied)
-    width: int
-    params: int
-    target_arch: str
-    target_params: int
-
-    @property
-    def relative_error(self) -> float:
-        return (self.params - self.target_params) / max(1, self.target_params)
 
 
 def _checked(config: Any) -> None:

@@ -28,7 +28,7 @@ def settle(window: MainWindow, timeout_s: float = 60.0) -> bool:
     quiet_since = None
     while time.monotonic() < deadline:
         app.processEvents()
-        busy = controller.jobs.busy or controller.queries.busy
+        busy = controller.jobs.busy or controller.query_queue.busy
         if busy:
             quiet_since = None
         elif quiet_since is None:

@@ -15,7 +15,7 @@ import threading
 import traceback
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from workbench.core.events import (
     TERMINAL_EVENTS,
@@ -90,8 +90,9 @@ class JobControl:
 
 
 @dataclass(frozen=True)
-class JobSpec:
-    """A job with the title shown in the status bar."""
+class JobSpec(Generic[Result]):
+    """A job with the title shown in the status bar. `JobSpec[R]` says (for readers and type
+    checkers) that the job's `JobFinished.result` is an R."""
 
     title: str
     job: Job

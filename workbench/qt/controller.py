@@ -2,22 +2,25 @@
 
 Panels never import each other. They read and set the session state here (corpus, tokens,
 model configuration, latest snapshot) and are told of changes by its signals. Long work goes to
-`jobs` (one at a time: corpus loading, training, word-vector training); short queries on
-snapshots (probes, generation, neighbour searches) go to `queries`, which runs beside a training
-job so inspectors keep working while a model trains.
+`jobs` (one at a time: corpus loading, training, word-vector training; a second is refused with
+a message); short queries on snapshots and vectors (probes, summaries, generation, neighbour
+searches) go to `run_query`, the query queue (`qt/query_queue.py`): they run one at a time
+beside the long job, the newest request of each caller wins, and none is ever refused.
 
-`backend` is the torch-free facade the app builds (see `workbench.core.api`): it turns requests
-into core jobs. Tests pass a fake one.
+`backend` is typed by the Protocols of `workbench.core.api` (one per domain): the app passes
+the real facades, the tests one shared fake (tests/qt/fake_backend.py).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from workbench.core.api import Backend
 from workbench.core.events import (
     CheckpointLoaded,
     Event,
@@ -27,8 +30,14 @@ from workbench.core.events import (
     Notice,
 )
 from workbench.core.jobs import JobSpec
-from workbench.qt.job_runner import JobRunner
+from workbench.core.snapshot import Snapshot
+from workbench.qt.job_runner import SHUTDOWN_WAIT_MS, JobRunner
+from workbench.qt.query_queue import QueryQueue
 from workbench.qt.run_follower import RunFollower
+
+if TYPE_CHECKING:
+    from workbench.core.corpus.dataset import TokenizedCorpus
+    from workbench.core.corpus.loading import Corpus
 
 ResultCallback = Callable[[Any], None]
 
@@ -45,15 +54,18 @@ class WorkbenchController(QObject):
     error = Signal(str, str)  # message for the user, detail (traceback)
     notice = Signal(str)  # a warning or info line for the user
 
-    def __init__(self, backend: Any = None, parent: QObject | None = None) -> None:
+    def __init__(self, backend: Backend, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.backend = backend
         self.jobs = JobRunner("jobs", self)
         self.queries = JobRunner("queries", self)
-        self.corpus: Any = None
-        self.tokens: Any = None
-        self.model_config: Any = None
-        self.snapshot: Any = None
+        self.query_queue = QueryQueue(self.queries, self)
+        self.query_queue.failed.connect(self.report_error)
+        self.query_queue.notice.connect(self.notice)
+        self.corpus: Corpus | None = None
+        self.tokens: TokenizedCorpus | None = None
+        self.model_config: Any = None  # a model config dataclass (core.config.models)
+        self.snapshot: Snapshot | None = None
         self.embedding_init: Any = None  # (matrix, freeze) for the next model, or None
         # The Corpus panel's filter and encoding (glob=, encoding=): every way of opening a
         # corpus (panel buttons, File menu, recent files, a dropped file) loads with them
@@ -63,18 +75,17 @@ class WorkbenchController(QObject):
         self.followers: dict[str, RunFollower] = {}
         self._pending: dict[str, tuple[ResultCallback | None, ResultCallback | None]] = {}
         self._outcome: dict[str, Event | None] = {}
-        for runner in (self.jobs, self.queries):
-            runner.event.connect(self._on_runner_event)
-            runner.busy_changed.connect(self._on_runner_busy)
+        self.jobs.event.connect(self._on_job_event)
+        self.jobs.busy_changed.connect(self._on_jobs_busy)
         self.jobs.event.connect(self.job_event)
 
     # --- session state ------------------------------------------------------------------------
 
-    def set_corpus(self, corpus: Any) -> None:
+    def set_corpus(self, corpus: Corpus | None) -> None:
         self.corpus = corpus
         self.corpus_changed.emit(corpus)
 
-    def set_tokens(self, tokens: Any) -> None:
+    def set_tokens(self, tokens: TokenizedCorpus | None) -> None:
         self.tokens = tokens
         self.tokens_changed.emit(tokens)
 
@@ -82,7 +93,7 @@ class WorkbenchController(QObject):
         self.model_config = config
         self.model_config_changed.emit(config)
 
-    def set_snapshot(self, snapshot: Any) -> None:
+    def set_snapshot(self, snapshot: Snapshot | None) -> None:
         self.snapshot = snapshot
         self.snapshot_changed.emit(snapshot)
 
@@ -153,9 +164,17 @@ class WorkbenchController(QObject):
         spec: JobSpec,
         on_result: ResultCallback | None = None,
         on_error: ResultCallback | None = None,
+        *,
+        caller: str = "",
+        on_event: ResultCallback | None = None,
     ) -> bool:
-        """Start a short query on a snapshot; refused while the previous query still runs."""
-        return self._start(self.queries, spec, on_result, on_error)
+        """Queue a short query (see `QueryQueue.submit`): it runs when the queries before it
+        are done; a newer request of the same `caller` replaces it. False only after
+        shutdown."""
+        if self._closed:
+            return False
+        return self.query_queue.submit(spec, on_result, on_error, caller=caller,
+                                       on_event=on_event)
 
     def _start(self, runner, spec, on_result, on_error) -> bool:
         if self._closed:
@@ -174,9 +193,8 @@ class WorkbenchController(QObject):
         self.error.emit(message, detail)
 
     @Slot(object)
-    def _on_runner_event(self, event: Event) -> None:
-        runner = self.sender()
-        name = runner.objectName() if runner is not None else "jobs"
+    def _on_job_event(self, event: Event) -> None:
+        name = self.jobs.objectName()
         if isinstance(event, (JobFinished, JobFailed, JobCancelled)):
             self._outcome[name] = event
         if isinstance(event, JobFailed):
@@ -185,12 +203,11 @@ class WorkbenchController(QObject):
             self.notice.emit(event.text)
 
     @Slot(bool)
-    def _on_runner_busy(self, busy: bool) -> None:
+    def _on_jobs_busy(self, busy: bool) -> None:
         """Result callbacks run once the worker thread has ended, so they may start new work."""
         if busy:
             return
-        runner = self.sender()
-        name = runner.objectName() if runner is not None else "jobs"
+        name = self.jobs.objectName()
         on_result, on_error = self._pending.pop(name, (None, None))
         outcome = self._outcome.pop(name, None)
         if isinstance(outcome, JobFinished) and on_result is not None:
@@ -198,14 +215,26 @@ class WorkbenchController(QObject):
         elif isinstance(outcome, (JobFailed, JobCancelled)) and on_error is not None:
             on_error(outcome)
 
-    def shutdown(self) -> None:
-        """Stop both runners and wait for their threads. Results still on their way are
-        dropped: the panels that asked for them are being closed."""
+    def shutdown(self, timeout_ms: int = SHUTDOWN_WAIT_MS) -> bool:
+        """Stop every runner and wait for their threads, together at most `timeout_ms`.
+        Results still on their way are dropped: the panels that asked for them are being
+        closed. False when a thread had to be given up on (still inside a step it cannot
+        leave, such as a gensim epoch): the app then exits without waiting for it."""
         self._closed = True
         self._pending.clear()
+        self.query_queue.close()
+        deadline = time.monotonic() + timeout_ms / 1000
         for follower in list(self.followers.values()):
             follower.stop()  # all at once: each ends within one poll
-        for follower in list(self.followers.values()):
-            follower.shutdown()
         for runner in (self.jobs, self.queries):
-            runner.shutdown()
+            runner.cancel()  # all at once, then wait for each with what is left of the time
+        clean = True
+        for follower in list(self.followers.values()):
+            clean &= follower.shutdown(_left_ms(deadline))
+        for runner in (self.jobs, self.queries):
+            clean &= runner.shutdown(_left_ms(deadline))
+        return clean
+
+
+def _left_ms(deadline: float) -> int:
+    return max(1, int((deadline - time.monotonic()) * 1000))

@@ -17,6 +17,16 @@ from workbench.core.jobs import JobControl, JobSpec, drive
 
 # Every worker thread ever started, so the test suite can fail a test that leaves one running.
 LIVE_THREADS: weakref.WeakSet[QThread] = weakref.WeakSet()
+# Threads still running past their shutdown deadline (a gensim epoch cannot be interrupted).
+# They are kept referenced, since destroying a running QThread aborts the process; the app
+# ends the process without waiting for them (see `abandoned_threads`).
+ABANDONED: list[QThread] = []
+SHUTDOWN_WAIT_MS = 5_000
+
+
+def abandoned_threads() -> list[QThread]:
+    """Threads given up on at shutdown that still run."""
+    return [thread for thread in ABANDONED if thread.isRunning()]
 
 
 class _WorkerThread(QThread):
@@ -95,12 +105,22 @@ class JobRunner(QObject):
         thread = self._thread
         return thread is None or thread.wait(timeout_ms)
 
-    def shutdown(self, timeout_ms: int = 10_000) -> None:
-        """Stop the running job and wait for its thread, so the app can exit cleanly."""
+    def shutdown(self, timeout_ms: int = SHUTDOWN_WAIT_MS) -> bool:
+        """Stop the running job and wait at most `timeout_ms` for its thread. True if it ended;
+        False if it is still inside a step it cannot leave (it is then given up on: kept in
+        ABANDONED, its events no longer delivered), so closing never hangs."""
         self.cancel()
-        self.wait(timeout_ms)
-        if self._thread is not None:
-            self._on_thread_finished()
+        if self.wait(timeout_ms):
+            if self._thread is not None:
+                self._on_thread_finished()
+            return True
+        thread = self._thread
+        thread.event_ready.disconnect(self._on_event)
+        thread.finished.disconnect(self._on_thread_finished)
+        ABANDONED.append(thread)
+        self._thread, self._control, self.title = None, None, ""
+        self.busy_changed.emit(False)
+        return False
 
     @Slot(object)
     def _on_event(self, event: Event) -> None:

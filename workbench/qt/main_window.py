@@ -286,6 +286,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
+        self.settings.sync()  # before the shutdown: a thread given up on ends the process
         self.controller.shutdown()
         self.collector.stop()
         super().closeEvent(event)

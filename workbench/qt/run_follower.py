@@ -51,9 +51,9 @@ class RunFollower(QObject):
         self.runner.cancel()
         self.wake.set()
 
-    def shutdown(self, timeout_ms: int = 5000) -> None:
+    def shutdown(self, timeout_ms: int = 5000) -> bool:
         self.stop()
-        self.runner.shutdown(timeout_ms)
+        return self.runner.shutdown(timeout_ms)
 
     def _watch(self) -> None:
         """Watch the folder, its checkpoints and its files, also those that appeared since (a

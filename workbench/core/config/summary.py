@@ -73,3 +73,19 @@ def human_count(count: float) -> str:
         if count >= scale:
             return f"{count / scale:.2f} {unit}"
     return f"{count:.0f}"
+
+
+@dataclass(frozen=True)
+class MatchedSize:
+    """The width proposed for `arch` so that it has about `target_params` parameters."""
+
+    arch: str
+    fields: tuple[str, ...]  # the fields to set to `width` (hidden size, and E when tied)
+    width: int
+    params: int
+    target_arch: str
+    target_params: int
+
+    @property
+    def relative_error(self) -> float:
+        return (self.params - self.target_params) / max(1, self.target_params)

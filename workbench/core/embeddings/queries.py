@@ -38,8 +38,8 @@ def neighbours(vectors: WordVectors, word: str, k: int = 10) -> list[tuple[str, 
     """The k nearest words by cosine similarity, with their scores. A word missing as typed is
     looked up in another case first; fastText vectors answer for unseen words too, from their
     character n-grams."""
-    if vectors.lookup(word) is None and vectors.oov is not None:
-        query = np.asarray(vectors.oov(word), dtype=np.float32)
+    if vectors.lookup(word) is None and vectors.subwords is not None:
+        query = vectors.subwords.vector(word)
         return top(vectors, vectors.unit @ (query / max(np.linalg.norm(query), 1e-12)), k,
                    set())
     i = vectors.id_of(word)

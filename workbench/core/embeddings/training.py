@@ -18,6 +18,7 @@ import numpy as np
 from workbench.core.config.embeddings import EmbeddingConfig
 from workbench.core.embeddings import evaluation
 from workbench.core.embeddings.sentences import sentences_of
+from workbench.core.embeddings.subwords import SubwordVectors
 from workbench.core.embeddings.vectors import WordVectors
 from workbench.core.events import EpochEnded, Event, JobFinished, Notice, Progress
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
@@ -60,7 +61,7 @@ def vectors_of(model, source: str) -> WordVectors:
     from gensim.models import FastText
 
     if isinstance(model, FastText):  # character n-grams give any word a vector
-        vectors.oov = wv.get_vector
+        vectors.subwords = SubwordVectors(wv.vectors_ngrams, wv.min_n, wv.max_n)
     return vectors
 
 

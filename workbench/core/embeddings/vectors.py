@@ -1,17 +1,18 @@
-"""Word vectors as plain numpy: the words, their (N, d) float32 matrix, corpus counts, and a
-fastText callback for unseen words. This torch- and gensim-free dataclass is what the Qt room
-receives; the queries the explorer asks live in `queries.py` and are reachable as methods.
+"""Word vectors as plain numpy: the words, their (N, d) float32 matrix, corpus counts, and for
+fastText the character n-gram rows that give unseen words a vector. This torch- and gensim-free
+dataclass is what the Qt room holds (never a gensim object); the queries the explorer asks live
+in `queries.py`, are reachable as methods, and run on the query thread.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from workbench.core.embeddings import queries
+from workbench.core.embeddings.subwords import SubwordVectors
 from workbench.core.jobs import UserFacingError
 
 
@@ -22,7 +23,7 @@ class WordVectors:
     counts: np.ndarray | None = None  # (N,) corpus frequency, if known
     source: str = ""
     notes: list[str] = field(default_factory=list)
-    oov: Callable[[str], np.ndarray] | None = None  # fastText: a vector for any word
+    subwords: SubwordVectors | None = None  # fastText: a vector for any word
 
     def __post_init__(self) -> None:
         self.vectors = np.ascontiguousarray(self.vectors, dtype=np.float32)

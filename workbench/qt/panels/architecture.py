@@ -2,7 +2,9 @@
 
 The form is generated from the config dataclass; every valid edit becomes the session's model
 config (what the Training panel trains) and, after a 150 ms pause, a summary query (parameter
-counts, layer table, memory, FLOPs) runs on the query thread; the first one imports torch.
+counts, layer table, memory, FLOPs) is queued for the query thread; the first one imports torch.
+Until the summary of the settings shown arrives, the summary side is greyed and says that it is
+updating, so an old table never passes for the new model's.
 """
 
 from __future__ import annotations
@@ -55,9 +57,8 @@ class ArchitecturePanel(Panel):
     def __init__(self, controller, parent: QWidget | None = None) -> None:
         super().__init__(controller, parent)
         self.summary: ModelSummary | None = None
-        self._asked: Any = None  # the config of the summary query in flight
-        self._pending = False
-        self._in_flight = False  # our summary query is running
+        self._asked: Any = None  # the config of the newest summary query
+        self._described: Any = None  # the config whose summary is shown
         self._timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._timer.timeout.connect(self.describe)
         # torch loads with the first description: not before the panel is on screen and the
@@ -78,6 +79,8 @@ class ArchitecturePanel(Panel):
         self.bidirectional_note = QLabel(BIDIRECTIONAL_NOTE, wordWrap=True)
         self.bidirectional_note.setStyleSheet("color: #8a4b00;")
         self.vocab_label = QLabel(wordWrap=True)
+        self.updating = QLabel("", objectName="architecture-updating")
+        self.updating.setStyleSheet("color: #8a4b00; font-weight: bold")
         self.stats = QLabel("Describing…", wordWrap=True, objectName="architecture-stats")
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
@@ -123,6 +126,7 @@ class ArchitecturePanel(Panel):
         left.addWidget(match_box)
         left.addStretch(1)
         right = QVBoxLayout()
+        right.addWidget(self.updating)
         right.addWidget(self.stats)
         right.addWidget(self.table)
         right.addWidget(QLabel("<b>Block diagram</b>"))
@@ -130,12 +134,12 @@ class ArchitecturePanel(Panel):
         right.addWidget(self.card)
         right.addStretch(1)
         layout = QHBoxLayout(self)
-        left_box, right_box = QWidget(), QWidget()
+        left_box, self.summary_box = QWidget(), QWidget()
         left_box.setLayout(left)
-        right_box.setLayout(right)
+        self.summary_box.setLayout(right)
         left_box.setMaximumWidth(380)
         layout.addWidget(left_box)
-        layout.addWidget(right_box, 1)
+        layout.addWidget(self.summary_box, 1)
 
         given = controller.model_config
         if given is None:  # an LSTM to start with: the usual first model of characters
@@ -144,7 +148,6 @@ class ArchitecturePanel(Panel):
             self.picker.blockSignals(False)
         controller.tokens_changed.connect(self._on_tokens)
         controller.model_config_changed.connect(self._on_session_config)
-        controller.queries.busy_changed.connect(self._on_queries_busy)
         self._on_tokens(controller.tokens)
         if given is not None:
             self._on_session_config(given)
@@ -192,8 +195,18 @@ class ArchitecturePanel(Panel):
             return
         if valid != self.controller.model_config:
             self.controller.set_model_config(valid)
+        self._mark_stale()
         if self._shown:
             self._timer.start()
+
+    def _mark_stale(self) -> None:
+        """Grey the summary while it describes other settings than the form's."""
+        valid = self.config()
+        wanted = None if valid is None else dataclasses.replace(
+            valid, vocab_size=valid.vocab_size or DEFAULT_VOCAB)
+        stale = self.summary is not None and wanted != self._described
+        self.summary_box.setEnabled(not stale)  # greyed: clearly not this model's table
+        self.updating.setText("Updating for the new settings…" if stale else "")
 
     @Slot(object)
     def _on_session_config(self, config: Any) -> None:
@@ -206,8 +219,10 @@ class ArchitecturePanel(Panel):
             form.set_config(dataclasses.replace(config, vocab_size=0))
         if self.picker.currentData() != config.arch:
             self.picker.setCurrentIndex(self.picker.findData(config.arch))
-        elif self._shown:
-            self._timer.start()
+        else:
+            self._mark_stale()
+            if self._shown:
+                self._timer.start()
 
     @Slot(object)
     def _on_tokens(self, tokens: Any) -> None:
@@ -232,12 +247,8 @@ class ArchitecturePanel(Panel):
         if config is None:
             return
         config = dataclasses.replace(config, vocab_size=config.vocab_size or DEFAULT_VOCAB)
-        if self.controller.queries.busy:
-            # an inspector's probe or our last query: retry when free, unless the query in
-            # flight is already describing this very config
-            self._pending = not (self._in_flight and config == self._asked)
-            return
-        self._pending = False
+        if config == self._asked or config == self._described and self._asked is None:
+            return  # described or being described already
         seq = min(SUMMARY_SEQ, getattr(config, "context_length", SUMMARY_SEQ))
         try:
             spec = self.controller.backend.models.describe_job(config, SUMMARY_BATCH, seq)
@@ -247,25 +258,23 @@ class ArchitecturePanel(Panel):
         self._asked = config
         if self.summary is None:
             self.stats.setText("Describing… (the first description loads torch)")
-        self._in_flight = self.controller.run_query(spec, on_result=self._on_summary,
-                                                    on_error=self._on_failed)
-
-    @Slot(bool)
-    def _on_queries_busy(self, busy: bool) -> None:
-        if not busy and self._pending:
-            QTimer.singleShot(0, self, self.describe)
+        # a newer description replaces one still waiting (and cancels one running)
+        self.controller.run_query(spec, on_result=self._on_summary, on_error=self._on_failed,
+                                  caller="architecture:summary")
 
     def _on_failed(self, outcome: Any) -> None:
-        self._in_flight = False
+        self._asked = None
+        self.summary_box.setEnabled(True)
+        self.updating.setText("")
         self.stats.setText(f"Could not describe the model: {getattr(outcome, 'message', '')}")
 
     def _on_summary(self, summary: ModelSummary) -> None:
-        self._in_flight = False
+        config, self._asked, self._described = self._asked, None, self._asked
         self.summary = summary
         self.stats.setText(_stats_html(summary))
         self._fill_table(summary)
         self.diagram.set_summary(summary)
-        config = self._asked
+        self._mark_stale()
         self.card.setText(architecture_card(summary, config))
 
     def _fill_table(self, summary: ModelSummary) -> None:
@@ -305,12 +314,14 @@ class ArchitecturePanel(Panel):
         vocab = self.vocab_size() or DEFAULT_VOCAB
         config = dataclasses.replace(config, vocab_size=vocab)
         target = dataclasses.replace(target, vocab_size=vocab)
-        if self.controller.queries.busy:
-            self.match_result.setText("Waiting for the query thread; press Propose again.")
-            return
         spec = self.controller.backend.models.matched_size_job(config, target)
         self.match_result.setText("Searching…")
-        self.controller.run_query(spec, on_result=self._on_matched, on_error=self._on_failed)
+        self.controller.run_query(spec, on_result=self._on_matched,
+                                  on_error=self._on_match_failed,
+                                  caller="architecture:matched-size")
+
+    def _on_match_failed(self, outcome: Any) -> None:
+        self.match_result.setText(f"No proposal: {getattr(outcome, 'message', '')}")
 
     def _on_matched(self, proposal: Any) -> None:
         self.proposal = proposal

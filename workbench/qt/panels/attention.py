@@ -12,16 +12,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout
+from PySide6.QtWidgets import QComboBox, QTabWidget
 
+from workbench.core.trace import Trace
 from workbench.core.worked.attention import attention_computation
-from workbench.qt.panel import Panel
+from workbench.qt.inspector import InspectorPanel
 from workbench.qt.widgets.boxes import column, series_colour
 from workbench.qt.widgets.cell_equations import attention_card, card_html, wrap
 from workbench.qt.widgets.heatmap import Heatmap, ticks
 from workbench.qt.widgets.plot_export import PlotExportBar
-from workbench.qt.widgets.probe_bar import ProbeBar
 from workbench.qt.widgets.worked_view import WorkedView
 
 STATISTICS = ("entropy", "mean distance", "previous token", "first token")
@@ -41,29 +40,21 @@ def masked(matrix: np.ndarray, scores: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-class AttentionPanel(Panel):
+class AttentionPanel(InspectorPanel):
     name: ClassVar[str] = "attention"
     title: ClassVar[str] = "Attention"
-    area: ClassVar[str] = "right"
 
     def __init__(self, controller, parent=None) -> None:
         super().__init__(controller, parent)
-        self.trace: Any = None
         self.history: list[tuple[int, dict[str, np.ndarray]]] = []
-        self.probe_bar = ProbeBar(controller, self._request)
-        self.probe_bar.result_ready.connect(self.show_trace)
-        self.layer_box, self.head_box = QComboBox(), QComboBox()
-        self.what_box, self.stat_box = QComboBox(), QComboBox()
-        self.what_box.addItems(["weights α", "scores QKᵀ/√d_k"])
+        self.layer_box = self.add_choice("Layer")
+        self.head_box = self.add_choice("Head")
+        self.what_box = self.add_choice("Show", ("weights α", "scores QKᵀ/√d_k"))
+        self.stat_box = QComboBox()
         self.stat_box.addItems(STATISTICS)
         for box in (self.layer_box, self.head_box, self.what_box):
             box.currentIndexChanged.connect(self._draw)
         self.stat_box.currentIndexChanged.connect(self._draw_history)
-        controls = QHBoxLayout()
-        for label, box in (("Layer", self.layer_box), ("Head", self.head_box),
-                           ("Show", self.what_box)):
-            controls.addWidget(QLabel(label))
-            controls.addWidget(box, 1)
         self.heatmap = Heatmap("", "key (attended token)", "query token", name="attention",
                                on_error=controller.report_error)
         self.grid = pg.GraphicsLayoutWidget()
@@ -78,9 +69,7 @@ class AttentionPanel(Panel):
         self.history_plot.addLegend(offset=(-5, 5))  # top right: curves start top left
         self.positional = Heatmap("", "dimension", "position", name="positional_encoding",
                                   on_error=controller.report_error)
-        self.card = QLabel(card_html("attention"))
-        self.card.setWordWrap(True)
-        self.card.setTextFormat(Qt.TextFormat.RichText)
+        self.card = self.equation_card(card_html("attention"))
         self.tabs = QTabWidget()
         self.tabs.addTab(self.heatmap, "Heatmap")
         self.tabs.addTab(column(self.grid, PlotExportBar(self.grid, None, "attention_grid",
@@ -99,13 +88,7 @@ class AttentionPanel(Panel):
         self.worked.setObjectName("attention-computation")
         self.tabs.addTab(self.worked, "Computation")
         self.heatmap.clicked.connect(self.explain_cell)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.probe_bar)
-        layout.addLayout(controls)
-        layout.addWidget(self.tabs, 1)
-
-    def _request(self, snapshot, text):
-        return self.controller.backend.inspection.probe_job(snapshot, text, gradients=False)
+        self.set_body(self.tabs)
 
     def attention_layers(self) -> list:
         return [] if self.trace is None else [
@@ -113,8 +96,7 @@ class AttentionPanel(Panel):
 
     # --- data in ------------------------------------------------------------------------------
 
-    def show_trace(self, trace: Any) -> None:
-        self.trace = trace
+    def draw(self, trace: Trace) -> None:
         layers = self.attention_layers()
         step = int(trace.extras.get("step", 0))
         stats = {k.split("/", 1)[1]: v for k, v in trace.extras.items()
@@ -123,17 +105,12 @@ class AttentionPanel(Panel):
             self.history = [h for h in self.history if h[0] != step] + [(step, stats)]
             self.history.sort(key=lambda item: item[0])
         if not layers:
+            self.show_message("This model has no attention layers: see Gates.")
             self.heatmap.plot.setTitle("This model has no attention layers: see Gates.")
             return
-        for box, items in ((self.layer_box, [layer.name for layer in layers]),
-                           (self.head_box, [f"head {h}" for h in
-                                            range(layers[0].values["attn"].shape[0])])):
-            current = box.currentIndex()
-            box.blockSignals(True)
-            box.clear()
-            box.addItems(items)
-            box.setCurrentIndex(min(max(current, 0), len(items) - 1))
-            box.blockSignals(False)
+        self.refill(self.layer_box, [layer.name for layer in layers])
+        self.refill(self.head_box, [f"head {h}" for h in
+                                    range(layers[0].values["attn"].shape[0])])
         convention = layers[0].convention
         self.card.setText(wrap(attention_card(causal="no causal mask" not in convention,
                                               scaled="without the 1/√d_k" not in convention)))

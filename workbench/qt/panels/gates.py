@@ -9,28 +9,20 @@ slider over the snapshots seen during training; the cell's equation card and GRU
 from __future__ import annotations
 
 import html
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QComboBox,
-    QHBoxLayout,
-    QLabel,
-    QSlider,
-    QSplitter,
-    QTabWidget,
-    QVBoxLayout,
-)
+from PySide6.QtWidgets import QLabel, QSlider, QSplitter, QTabWidget
 
+from workbench.core.trace import Trace
 from workbench.core.worked.recurrent import layer_input, step_computation
-from workbench.qt.panel import Panel
+from workbench.qt.inspector import InspectorPanel
 from workbench.qt.widgets.boxes import column, row
 from workbench.qt.widgets.cell_equations import card_html
 from workbench.qt.widgets.heatmap import Heatmap
 from workbench.qt.widgets.plot_export import PlotExportBar
-from workbench.qt.widgets.probe_bar import ProbeBar
 from workbench.qt.widgets.worked_view import WorkedView
 
 ORDER = ("i", "f", "g", "o", "c", "r", "z", "z_course", "n", "h")
@@ -65,28 +57,20 @@ def activation_html(tokens: list[str], values: np.ndarray, lo: float, hi: float)
     return "<div style='font-family: monospace; font-size: 12pt'>" + "".join(parts) + "</div>"
 
 
-class GatesPanel(Panel):
+class GatesPanel(InspectorPanel):
     name: ClassVar[str] = "gates"
     title: ClassVar[str] = "Gates"
-    area: ClassVar[str] = "right"
 
     def __init__(self, controller, parent=None) -> None:
         super().__init__(controller, parent)
-        self.trace: Any = None
         self.unit = 0
         self.history: list[tuple[int, dict[str, np.ndarray]]] = []  # (step, saturation extras)
-        self.probe_bar = ProbeBar(controller, self._request)
-        self.probe_bar.result_ready.connect(self.show_trace)
-        self.layer_box, self.gate_box, self.cmap_box = QComboBox(), QComboBox(), QComboBox()
-        self.cmap_box.addItems(["viridis", "cividis"])
+        self.layer_box = self.add_choice("Layer")
+        self.gate_box = self.add_choice("Gate / state")
+        self.cmap_box = self.add_choice("Colours", ("viridis", "cividis"))
         self.layer_box.currentIndexChanged.connect(self._fill_gates)
         self.gate_box.currentIndexChanged.connect(self._draw)
         self.cmap_box.currentTextChanged.connect(lambda c: self.heatmap.set_colormap(c))
-        controls = QHBoxLayout()
-        for label, box in (("Layer", self.layer_box), ("Gate / state", self.gate_box),
-                           ("Colours", self.cmap_box)):
-            controls.addWidget(QLabel(label))
-            controls.addWidget(box, 1)
         self.heatmap = Heatmap("", "time step (probe token)", "unit", name="gates",
                                on_error=controller.report_error)
         self.heatmap.clicked.connect(self._on_cell)
@@ -113,9 +97,7 @@ class GatesPanel(Panel):
         saturation_tab = column(self.scatter_plot, PlotExportBar(
             self.scatter_plot, self._scatter_data, "saturation", controller.report_error),
             row(QLabel("Snapshot"), self.slider, self.slider_label))
-        self.card = QLabel()
-        self.card.setWordWrap(True)
-        self.card.setTextFormat(Qt.TextFormat.RichText)
+        self.card = self.equation_card()
         self.tabs = QTabWidget()
         self.tabs.addTab(unit_tab, "Unit")
         self.tabs.addTab(saturation_tab, "Saturation")
@@ -128,19 +110,12 @@ class GatesPanel(Panel):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.heatmap)
         splitter.addWidget(self.tabs)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.probe_bar)
-        layout.addLayout(controls)
-        layout.addWidget(splitter, 1)
-
-    def _request(self, snapshot, text):
-        return self.controller.backend.inspection.probe_job(snapshot, text, gradients=False)
+        self.set_body(splitter)
 
     # --- data in ------------------------------------------------------------------------------
 
-    def show_trace(self, trace: Any) -> None:
+    def draw(self, trace: Trace) -> None:
         layers = [layer for layer in trace.layers if layer.kind in RECURRENT]
-        self.trace = trace
         step = int(trace.extras.get("step", 0))
         saturation = {k: v for k, v in trace.extras.items() if k.startswith("saturation/")}
         if saturation and not any(s == step for s, _ in self.history):
@@ -149,15 +124,10 @@ class GatesPanel(Panel):
             self.slider.setRange(0, len(self.history) - 1)
             self.slider.setValue(len(self.history) - 1)
         if not layers:
-            self.heatmap.plot.setTitle("This model has no recurrent layers: see Attention.")
+            self.show_message("This model has no recurrent layers: see Attention.")
+            self.heatmap.plot.setTitle("no recurrent layers")
             return
-        current = self.layer_box.currentText()
-        self.layer_box.blockSignals(True)
-        self.layer_box.clear()
-        self.layer_box.addItems([layer.name for layer in layers])
-        if current in [layer.name for layer in layers]:
-            self.layer_box.setCurrentText(current)
-        self.layer_box.blockSignals(False)
+        self.refill(self.layer_box, [layer.name for layer in layers])
         self._fill_gates()
         self._draw_saturation()
 

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.config.generation import GenerationConfig
-from workbench.core.events import Progress, TokenGenerated
+from workbench.core.events import JobFailed, Progress, TokenGenerated
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, row
 from workbench.qt.widgets.checkpoint_open import ask_checkpoint_path, open_checkpoint
@@ -41,6 +41,7 @@ from workbench.qt.widgets.token_stream import TokenStreamView, describe
 SAMPLING = ("sample", "top-k", "top-p")
 HINT = ("Hover a token for its probability and alternatives; click it to re-sample from there. "
         "Orange: how unlikely each token was.")
+CALLER = "generate"  # the console's name in the query queue
 USES = {"temperature": SAMPLING, "seed": SAMPLING, "top_k": ("top-k",), "top_p": ("top-p",),
         "beam_width": ("beam",), "length_penalty": ("beam",)}
 
@@ -58,7 +59,6 @@ class GeneratePanel(Panel):
         self.prompt_used = ""
         self.history: list[tuple[str, str, GenerationConfig]] = []
         self._generating = False
-        self._waiting: Any = None  # a generation job waiting for the query thread
         self._dirty = False
         self.source = QLabel()
         open_button = QPushButton("Open checkpoint…")
@@ -121,8 +121,7 @@ class GeneratePanel(Panel):
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
         controller.snapshot_changed.connect(self._on_snapshot)
-        controller.queries.event.connect(self._on_event)
-        controller.queries.busy_changed.connect(self._on_queries_busy)
+        controller.query_queue.state_changed.connect(self._on_query_state)
         self._show_source()
 
     def _enable_fields(self) -> None:
@@ -181,41 +180,32 @@ class GeneratePanel(Panel):
             return False
         self.tokens, self.prompt_used, self._config = [], prompt, config
         self._generating = True
-        self._waiting = spec
         self.generate_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self._dirty = True
         self._redraw()
         self.timer.start()
-        self._start_waiting()
+        # queued behind an inspector's probe if one runs (they take a fraction of a second)
+        if not self.controller.run_query(spec, on_result=self._on_done, on_error=self._on_stop,
+                                         caller=CALLER, on_event=self._on_event):
+            self._finish()
         return True
 
-    def _start_waiting(self) -> None:
-        """Start the generation, or wait while an inspector's probe holds the query thread
-        (probes take a fraction of a second; the generation goes first once it is free)."""
-        spec = self._waiting
-        if spec is None:
-            return
-        if self.controller.queries.busy:
+    @Slot(str, str)
+    def _on_query_state(self, caller: str, state: str) -> None:
+        if caller == CALLER and state == "waiting":
             self.info.setText("Waiting for an inspector's probe to finish…")
-            return
-        self._waiting = None
-        if not self.controller.run_query(spec, on_result=self._on_done, on_error=self._on_stop):
-            self._finish()
-
-    @Slot(bool)
-    def _on_queries_busy(self, busy: bool) -> None:
-        if not busy and self._waiting is not None:
-            self._start_waiting()
+        elif caller == CALLER and state == "running":
+            self.info.setText(HINT)
 
     def stop(self) -> None:
-        if self._waiting is not None:
-            self._waiting = None
+        if not self._generating:
+            return
+        waiting = self.controller.query_queue.state(CALLER) == "waiting"
+        self.controller.query_queue.cancel(CALLER)  # a running one ends in _on_stop
+        if waiting:
             self._finish()
-        elif self._generating:
-            self.controller.queries.cancel()
 
-    @Slot(object)
     def _on_event(self, event: Any) -> None:
         if self._generating and isinstance(event, TokenGenerated):
             self.tokens.append(event)
@@ -232,8 +222,10 @@ class GeneratePanel(Panel):
                                   f"{self._config.strategy}, seed {self._config.seed} "
                                   f"({stopped})")
 
-    def _on_stop(self, _outcome: Any) -> None:
+    def _on_stop(self, outcome: Any) -> None:
         self._finish()
+        if isinstance(outcome, JobFailed):
+            self.controller.report_error(outcome.message, outcome.detail)
 
     def _finish(self) -> None:
         self._generating = False

@@ -8,43 +8,34 @@ Elman RNN, LSTM and GRU runs a user opened can be compared on one plot.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QHBoxLayout,
-    QLabel,
-    QPushButton,
-    QTabWidget,
-    QVBoxLayout,
-)
+from PySide6.QtWidgets import QCheckBox, QPushButton, QTabWidget
 
-from workbench.qt.panel import Panel
+from workbench.core.trace import Trace
+from workbench.qt.inspector import InspectorPanel
 from workbench.qt.widgets.boxes import column, series_colour
 from workbench.qt.widgets.cell_equations import card_html
 from workbench.qt.widgets.log_axis import log_axes
 from workbench.qt.widgets.plot_export import PlotExportBar
-from workbench.qt.widgets.probe_bar import ProbeBar
 
 LAYER_STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine,
                 Qt.PenStyle.DashDotLine)
 
 
-class GradientsPanel(Panel):
+class GradientsPanel(InspectorPanel):
     name: ClassVar[str] = "gradients"
     title: ClassVar[str] = "Gradient through time"
-    area: ClassVar[str] = "right"
+    gradients: ClassVar[bool] = True
 
     def __init__(self, controller, parent=None) -> None:
         super().__init__(controller, parent)
         # run label -> (step, {layer name: norms (T-1,)}); one entry per run shown
         self.runs: dict[str, tuple[int, dict[str, np.ndarray]]] = {}
         self.tokens: list[str] = []
-        self.probe_bar = ProbeBar(controller, self._request)
-        self.probe_bar.result_ready.connect(self.show_trace)
         self.log_scale = QCheckBox("Log scale")
         self.log_scale.setChecked(True)
         self.log_scale.toggled.connect(self._draw)
@@ -58,39 +49,27 @@ class GradientsPanel(Panel):
         self.plot.setLabel("left", "‖∂L_T/∂h_t‖")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.legend = self.plot.addLegend(offset=(-5, 5))
-        self.card = QLabel(card_html("gradient"))
-        self.card.setWordWrap(True)
-        self.card.setTextFormat(Qt.TextFormat.RichText)
-        self.message = QLabel()
-        controls = QHBoxLayout()
+        self.card = self.equation_card(card_html("gradient"))
         for widget in (self.log_scale, self.normalise, clear):
-            controls.addWidget(widget)
-        controls.addStretch(1)
-        controls.addWidget(self.message)
+            self.controls.addWidget(widget)
+        self.controls.addStretch(1)
         self.tabs = QTabWidget()
         self.tabs.addTab(column(self.plot, PlotExportBar(
             self.plot, self._data, "gradient_through_time", controller.report_error)), "Plot")
         self.tabs.addTab(self.card, "Equation")
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.probe_bar)
-        layout.addLayout(controls)
-        layout.addWidget(self.tabs, 1)
+        self.set_body(self.tabs)
 
-    def _request(self, snapshot, text):
-        return self.controller.backend.inspection.probe_job(snapshot, text, gradients=True)
-
-    def show_trace(self, trace: Any) -> None:
+    def draw(self, trace: Trace) -> None:
         norms = {k.split("/", 1)[1]: np.asarray(v) for k, v in trace.extras.items()
                  if k.startswith("grad_norm/")}
-        snapshot = self.probe_bar.snapshot
+        snapshot = self.snapshot
         label = (snapshot.run_name or snapshot.arch) if snapshot is not None else "model"
         if snapshot is not None and snapshot.arch and snapshot.arch not in label:
             label = f"{label} ({snapshot.arch})"
         if not norms:
-            self.message.setText("This model has no recurrent state to differentiate: "
-                                 "gradient through time is for RNN, LSTM and GRU.")
+            self.show_message("This model has no recurrent state to differentiate: "
+                              "gradient through time is for RNN, LSTM and GRU.")
             return
-        self.message.setText("")
         self.tokens = list(trace.token_text)
         self.runs[label] = (int(trace.extras.get("step", 0)), norms)
         self._draw()

@@ -9,7 +9,7 @@ projected on their two principal components and drawn as a path through the prob
 from __future__ import annotations
 
 import html
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import pyqtgraph as pg
@@ -21,14 +21,13 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
-    QVBoxLayout,
 )
 
-from workbench.qt.panel import Panel
+from workbench.core.trace import Trace
+from workbench.qt.inspector import InspectorPanel
 from workbench.qt.widgets.boxes import column
 from workbench.qt.widgets.heatmap import visible_token
 from workbench.qt.widgets.plot_export import PlotExportBar
-from workbench.qt.widgets.probe_bar import ProbeBar
 
 
 def loss_html(tokens: list[str], losses: np.ndarray, top: float) -> str:
@@ -47,17 +46,13 @@ def loss_html(tokens: list[str], losses: np.ndarray, top: float) -> str:
     return "<div style='font-family: monospace; font-size: 13pt'>" + "".join(parts) + "</div>"
 
 
-class NextTokenPanel(Panel):
+class NextTokenPanel(InspectorPanel):
     name: ClassVar[str] = "nexttoken"
     title: ClassVar[str] = "Next token"
-    area: ClassVar[str] = "right"
 
     def __init__(self, controller, parent=None) -> None:
         super().__init__(controller, parent)
-        self.trace: Any = None
         self.position = 0
-        self.probe_bar = ProbeBar(controller, self._request)
-        self.probe_bar.result_ready.connect(self.show_trace)
         self.text_view = QLabel("Probe a model to see its per-token loss here.")
         self.text_view.setWordWrap(True)
         self.text_view.setTextFormat(Qt.TextFormat.RichText)
@@ -89,16 +84,10 @@ class NextTokenPanel(Panel):
         splitter.addWidget(column(self.table, self.table_export))
         splitter.addWidget(self.tabs)
         splitter.setSizes([400, 500])
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.probe_bar)
-        layout.addWidget(self.text_view)
-        layout.addWidget(splitter, 1)
+        self.controls.addWidget(self.text_view)
+        self.set_body(splitter)
 
-    def _request(self, snapshot, text):
-        return self.controller.backend.inspection.probe_job(snapshot, text, gradients=False)
-
-    def show_trace(self, trace: Any) -> None:
-        self.trace = trace
+    def draw(self, trace: Trace) -> None:
         x = trace.extras
         losses = np.asarray(x["token_loss"], dtype=float)
         finite = losses[np.isfinite(losses)]

@@ -2,10 +2,9 @@
 
 It owns which snapshot an inspector looks at. By default that is the session's latest
 (`controller.snapshot_changed`, sent at each eval point while training); "Freeze" keeps the
-current one; "Open checkpoint…" loads one from a run directory and freezes on it. Probes run as
-queries (`controller.run_query`) beside training. The query runner takes one query at a time
-and several inspectors refresh on the same snapshot, so a refresh that finds the runner busy
-waits for it to become free instead of failing.
+current one; "Open checkpoint…" loads one from a run directory and freezes on it. Probes are
+queued on the controller's query queue under the bar's `caller` name, so a newer probe of the
+same inspector replaces one still waiting and the newest always runs.
 """
 
 from __future__ import annotations
@@ -43,14 +42,15 @@ class ProbeBar(QWidget):
     snapshot_loaded = Signal(object)
 
     def __init__(self, controller, request: RequestFn, text: str = DEFAULT_PROBE,
-                 placeholder: str = "Probe text", parent: QWidget | None = None) -> None:
+                 placeholder: str = "Probe text", parent: QWidget | None = None,
+                 caller: str = "probe") -> None:
         super().__init__(parent)
         self.controller = controller
         self.request = request
+        self.caller = caller
         self.snapshot = controller.snapshot
         self.traced_snapshot: Any = None  # the snapshot of the last trace shown
         self._requested: Any = None
-        self._pending = False
         self._user_asked = False
         self._last_auto = -AUTO_INTERVAL_S
         self._auto_timer = QTimer(self)
@@ -84,7 +84,7 @@ class ProbeBar(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.status)
         controller.snapshot_changed.connect(self._on_snapshot)
-        controller.queries.busy_changed.connect(self._on_queries_busy)
+        controller.query_queue.state_changed.connect(self._on_query_state)
         self._show_source()
 
     # --- which snapshot -----------------------------------------------------------------------
@@ -133,19 +133,14 @@ class ProbeBar(QWidget):
         if self.snapshot is None:
             self._show_source()
             return
-        if self.controller.queries.busy:
-            self._pending = True
-            self.status.setText(f"{self.snapshot.label}: waiting for the previous query…")
-            return
-        self._pending = False
         try:
             spec = self.request(self.snapshot, self.text.text())
         except Exception as exc:  # noqa: BLE001 - bad probe text: say so, keep the view
             self._fail(str(exc))
             return
-        self.status.setText(f"{self.snapshot.label}: probing…")
         self._requested = self.snapshot
-        self.controller.run_query(spec, on_result=self._on_result, on_error=self._on_error)
+        self.controller.run_query(spec, on_result=self._on_result, on_error=self._on_error,
+                                  caller=self.caller)
 
     def _on_result(self, result: Any) -> None:
         # the snapshot whose weights made this trace (a newer one may have arrived since):
@@ -157,8 +152,7 @@ class ProbeBar(QWidget):
 
     def _on_error(self, outcome: Any) -> None:
         message = getattr(outcome, "message", "") or getattr(outcome, "reason", "failed")
-        self.status.setText(f"Probe failed: {message}")
-        self._user_asked = False
+        self._fail(f"Probe failed: {message}")  # a message box too when the user asked
 
     def _fail(self, message: str) -> None:
         self.status.setText(message)
@@ -166,10 +160,14 @@ class ProbeBar(QWidget):
             self.controller.report_error(message)
         self._user_asked = False
 
-    @Slot(bool)
-    def _on_queries_busy(self, busy: bool) -> None:
-        if not busy and self._pending:
-            QTimer.singleShot(0, self, self.refresh)
+    @Slot(str, str)
+    def _on_query_state(self, caller: str, state: str) -> None:
+        if caller != self.caller or self.snapshot is None:
+            return
+        if state == "waiting":
+            self.status.setText(f"{self.snapshot.label}: waiting for the queries before it…")
+        elif state == "running":
+            self.status.setText(f"{self.snapshot.label}: probing…")
 
     def _show_source(self) -> None:
         if self.snapshot is None:

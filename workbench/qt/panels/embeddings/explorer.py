@@ -1,11 +1,15 @@
 """Questions to ask of word vectors: neighbours, analogies, similarity, odd one out, own quads.
 
-Every answer is one matrix-vector product over unit vectors (a few ms at 100k words), so it
-runs directly on the GUI thread. A word missing as typed is looked up in another case (vectors
-trained on lowercased text know 'romeo', not 'Romeo'), and the message line says so.
+Every answer is a matrix-vector product over 100k unit vectors (a few ms on a quiet machine, far
+more on a busy one, and the first question normalises the matrix), so each question is a query
+job on the controller's queue, never GUI-thread work; asking again replaces a question still
+waiting. A word missing as typed is looked up in another case (vectors trained on lowercased
+text know 'romeo', not 'Romeo'), and the message line says so.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PySide6.QtWidgets import (
     QComboBox,
@@ -24,7 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.jobs import UserFacingError
+from workbench.core.api import Answer
+from workbench.core.jobs import JobSpec, UserFacingError
 from workbench.qt.widgets.plot_export import export_csv
 
 METHODS = {"3CosAdd: cos(x, b − a + c)": "3cosadd",
@@ -49,9 +54,9 @@ def _fill(table: QTableWidget, rows: list[tuple]) -> None:
 
 
 class Explorer(QWidget):
-    def __init__(self, backend, parent: QWidget | None = None) -> None:
+    def __init__(self, controller, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.backend = backend
+        self.controller = controller
         self.vectors = None
         self.message = QLabel("Train or import vectors to explore them.")
         self.message.setWordWrap(True)
@@ -137,33 +142,44 @@ class Explorer(QWidget):
         return (f"{vectors.source}: {len(vectors):,} words × {vectors.size} dimensions."
                 if vectors is not None else "")
 
-    def _answered(self, words: list[str]) -> None:
+    def _answered(self, forms: dict[str, str]) -> None:
         """After an answer: name the words found only in another case, else the summary (so an
         earlier question's error does not linger)."""
-        swaps = [f"'{word}' → '{form}'" for word in words
-                 if (form := self.vectors.lookup(word)) not in (None, word)]
+        swaps = [f"'{typed}' → '{form}'" for typed, form in forms.items()]
         self.message.setText("Not in the vocabulary as typed, so looked up in another case: "
                              + ", ".join(swaps) + "." if swaps else self._summary())
 
-    def _ask(self, question):
+    def _ask(self, name: str, make: Callable[..., JobSpec], show: Callable[[Answer], None]
+             ) -> bool:
+        """Queue the question `make(embeddings backend, vectors)`; `show` gets its Answer."""
         if self.vectors is None:
             self.message.setText("No vectors yet: train or import some first.")
-            return None
+            return False
         try:
-            return question()
+            spec = make(self.controller.backend.embeddings, self.vectors)
         except UserFacingError as exc:
             self.message.setText(str(exc))
-            return None
+            return False
 
-    def find_neighbours(self) -> None:
+        def answered(answer) -> None:
+            show(answer)
+            if isinstance(answer, Answer):
+                self._answered(answer.forms)
+        return self.controller.run_query(spec, on_result=answered, on_error=self._failed,
+                                         caller=f"explorer:{name}")
+
+    def _failed(self, outcome) -> None:
+        self.message.setText(getattr(outcome, "message", "") or "The question was cancelled.")
+
+    def find_neighbours(self) -> bool:
         words = self.word.text().replace(",", " ").split()
-        # "of" names the form searched for ('romeo' when 'Romeo' was typed)
-        rows = self._ask(lambda: [(self.vectors.lookup(w) or w, n, score) for w in words
-                                  for n, score in self.vectors.neighbours(w, self.k.value())])
-        if rows is not None:
-            self.neighbour_rows = rows
-            _fill(self.neighbour_table, rows)
-            self._answered(words)
+
+        def show(answer: Answer) -> None:
+            # "of" names the form searched for ('romeo' when 'Romeo' was typed)
+            self.neighbour_rows = answer.value
+            _fill(self.neighbour_table, answer.value)
+        return self._ask("neighbours", lambda api, v: api.neighbours_job(v, words, self.k.value()),
+                         show)
 
     def _export_dialog(self) -> None:
         if not self.neighbour_rows:
@@ -192,31 +208,25 @@ class Explorer(QWidget):
         self.message.setText(f"Exported {len(rows)} neighbours to {path}.")
         return True
 
-    def solve_analogy(self) -> None:
+    def solve_analogy(self) -> bool:
         method = METHODS[self.method.currentText()]
-        words = [w.text().strip() for w in (self.a, self.b, self.c)]
-        rows = self._ask(lambda: self.vectors.analogy(*words, k=10, method=method))
-        if rows is not None:
-            _fill(self.analogy_table, rows)
-            self._answered(words)
+        a, b, c = (w.text().strip() for w in (self.a, self.b, self.c))
+        return self._ask("analogy", lambda api, v: api.analogy_job(v, a, b, c, 10, method),
+                         lambda answer: _fill(self.analogy_table, answer.value))
 
-    def compare(self) -> None:
-        words = [self.sim_a.text().strip(), self.sim_b.text().strip()]
-        value = self._ask(lambda: self.vectors.similarity(*words))
-        if value is not None:
-            self.similarity_label.setText(f"cos = {value:.4f}")
-            self._answered(words)
+    def compare(self) -> bool:
+        a, b = self.sim_a.text().strip(), self.sim_b.text().strip()
+        return self._ask("similarity", lambda api, v: api.similarity_job(v, a, b),
+                         lambda answer: self.similarity_label.setText(f"cos = {answer.value:.4f}"))
 
-    def find_odd(self) -> None:
+    def find_odd(self) -> bool:
         words = self.odd_words.text().replace(",", " ").split()
-        odd = self._ask(lambda: self.vectors.odd_one_out(words))
-        if odd is not None:
-            self.odd_label.setText(f"odd one out: {odd}")
-            self._answered(words)
+        return self._ask("odd", lambda api, v: api.odd_one_out_job(v, words),
+                         lambda answer: self.odd_label.setText(f"odd one out: {answer.value}"))
 
-    def score_quads(self) -> None:
+    def score_quads(self) -> bool:
         method = METHODS[self.method.currentText()]
-        rows = self._ask(lambda: self.backend.user_analogies(self.vectors,
-                                                             self.quads.toPlainText(), method))
-        if rows is not None:
-            _fill(self.quad_table, [(q, a, "yes" if ok else "no") for q, a, ok in rows])
+        text = self.quads.toPlainText()
+        return self._ask("quads", lambda api, v: api.user_analogies_job(v, text, method),
+                         lambda rows: _fill(self.quad_table, [(q, a, "yes" if ok else "no")
+                                                              for q, a, ok in rows]))

@@ -3,7 +3,8 @@ it to its nearest neighbours, colour by frequency.
 
 100k points stay smooth: points are split into a few frequency bands, each drawn by one
 PointCloudItem (a single drawPoints call, no per-point Python objects), and hover looks the
-nearest point up in a k-d tree instead of asking every item.
+nearest point up in a k-d tree instead of asking every item. The search's neighbours and the
+semantic axes are query jobs (a product with the whole matrix), never GUI-thread work.
 """
 
 from __future__ import annotations
@@ -38,11 +39,12 @@ METHOD_TITLES = {"PCA": "pca", "t-SNE": "tsne", "UMAP": "umap", "Semantic axes":
 class MapView(QWidget):
     compute_requested = Signal(str)  # "pca" | "tsne" | "umap"
 
-    def __init__(self, parent: QWidget | None = None,
+    def __init__(self, controller, parent: QWidget | None = None,
                  unavailable: dict[str, str] | None = None) -> None:
         """`unavailable`: methods this install lacks (method -> why), shown greyed out with
         the reason; the classroom installers leave UMAP out."""
         super().__init__(parent)
+        self.controller = controller
         self.vectors = None
         self.coords: np.ndarray | None = None
         self.tree: cKDTree | None = None
@@ -103,17 +105,30 @@ class MapView(QWidget):
         if self.vectors is None:
             self.status.setText("No vectors yet: train or import some first.")
         elif method == "axes":
-            words = [e.text().strip() for e in self.axes_edits]
-            try:
-                coords = self.vectors.project_on_axes((words[0], words[1]), (words[2], words[3]))
-            except UserFacingError as exc:
-                self.status.setText(str(exc))
-                return
+            self.draw_axes([e.text().strip() for e in self.axes_edits])
+        else:
+            self.compute_requested.emit(method)
+
+    def draw_axes(self, words: list[str]) -> bool:
+        """Every word's cosine with x = b − a and y = d − c, computed as a query."""
+        vectors = self.vectors
+        try:
+            spec = self.controller.backend.embeddings.map_job(vectors, "axes", axes=words)
+        except UserFacingError as exc:
+            self.status.setText(str(exc))
+            return False
+
+        def show(coords) -> None:
+            if self.vectors is not vectors:
+                return  # other vectors arrived meanwhile
             self.show_coords(coords, f"x: {words[0]} → {words[1]},  y: {words[2]} → {words[3]}")
             self.plot.setLabel("bottom", f"cosine with {words[1]} − {words[0]}")
             self.plot.setLabel("left", f"cosine with {words[3]} − {words[2]}")
-        else:
-            self.compute_requested.emit(method)
+        return self.controller.run_query(spec, on_result=show, on_error=self._failed,
+                                         caller="map:axes")
+
+    def _failed(self, outcome) -> None:
+        self.status.setText(getattr(outcome, "message", "") or "Cancelled.")
 
     def show_coords(self, coords: np.ndarray, title: str) -> None:
         """Draw the map: one scatter item per frequency band, labels for the commonest words."""
@@ -171,15 +186,28 @@ class MapView(QWidget):
         self.links.setData([], [])
 
     def highlight(self, word: str, k: int = 8) -> bool:
-        """Ring `word` and join it to its k nearest neighbours (in the full vector space); a
-        word missing as typed is looked for in another case ('Romeo' finds 'romeo')."""
-        typed = word
-        word = self.vectors.lookup(word) if self.vectors is not None else None
-        if self.coords is None or word is None:
-            self.status.setText(f"'{typed}' is not on the map." if typed else "")
+        """Ring `word` and join it to its k nearest neighbours (in the full vector space, found
+        by a query); a word missing as typed is looked for in another case ('Romeo' finds
+        'romeo'). False when there is no map to search."""
+        typed = word.strip()
+        vectors = self.vectors
+        if self.coords is None or vectors is None or not typed:
+            self.status.setText("Draw a map first, then search it." if typed else "")
             return False
-        index = self.vectors.index[word]
-        neighbours = [self.vectors.index[w] for w, _ in self.vectors.neighbours(word, k)]
+        spec = self.controller.backend.embeddings.neighbours_job(vectors, [typed], k)
+        return self.controller.run_query(
+            spec, on_result=lambda answer: self._show_found(vectors, typed, answer),
+            on_error=lambda _outcome: self._not_found(typed), caller="map:search")
+
+    def _not_found(self, typed: str) -> None:
+        self.status.setText(f"'{typed}' is not on the map.")
+
+    def _show_found(self, vectors, typed: str, answer) -> None:
+        if vectors is not self.vectors or self.coords is None or not answer.value:
+            return
+        word = answer.value[0][0]  # the vocabulary's form of the typed word
+        index = vectors.index[word]
+        neighbours = [vectors.index[w] for _, w, _ in answer.value]
         points = self.coords[[index, *neighbours]]
         self.found.setData(points[:, 0], points[:, 1])
         pairs = np.repeat(points[:1], len(neighbours), axis=0)
@@ -200,7 +228,6 @@ class MapView(QWidget):
         self.status.setText(f"{word}{shown_as}: neighbours " + ", ".join(
             self.vectors.words[i] for i in neighbours))
         self._zoom_to(points)
-        return True
 
     def _zoom_to(self, points: np.ndarray) -> None:
         """Frame the found word and its neighbours, at least a fifth of the map wide, so the

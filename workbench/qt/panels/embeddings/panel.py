@@ -86,12 +86,12 @@ class EmbeddingsPanel(Panel):
         self.training_tab.addWidget(self.plots)
         self.training_tab.setStretchFactor(1, 1)
         self.training_tab.setChildrenCollapsible(False)
-        self.explorer = Explorer(controller.backend.embeddings if controller.backend else None)
+        self.explorer = Explorer(controller)
         explorer_scroll = QScrollArea()
         explorer_scroll.setWidgetResizable(True)
         explorer_scroll.setWidget(self.explorer)
-        embeddings = controller.backend.embeddings if controller.backend else None
-        self.map = MapView(unavailable=embeddings.unavailable_map_methods() if embeddings else {})
+        self.map = MapView(controller,
+                           unavailable=controller.backend.embeddings.unavailable_map_methods())
         self.map.compute_requested.connect(self.draw_map)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.training_tab, "Train")
@@ -180,6 +180,8 @@ class EmbeddingsPanel(Panel):
     def draw_map(self, method: str) -> bool:
         if self.vectors is None:
             return False
+        if method == "axes":
+            return self.map.draw_axes([e.text().strip() for e in self.map.axes_edits])
         spec = self.controller.backend.embeddings.map_job(self.vectors, method)
         title = spec.title
         return self.controller.run_job(
@@ -205,14 +207,22 @@ class EmbeddingsPanel(Panel):
         if path:
             self.export_vectors(path, fmt)
 
-    def export_vectors(self, path: str, fmt: str) -> list[str]:
+    def export_vectors(self, path: str, fmt: str) -> bool:
+        """Write the vectors as a query (100k × 300 numbers take a while to format)."""
         try:
-            written = self.controller.backend.embeddings.export(self.vectors, path, fmt)
-        except (OSError, UserFacingError) as exc:
+            spec = self.controller.backend.embeddings.export_job(self.vectors, path, fmt)
+        except UserFacingError as exc:
             self.controller.report_error(f"Could not export to {path}: {exc}")
-            return []
-        self.status.setText("Exported " + ", ".join(Path(p).name for p in written))
-        return written
+            return False
+
+        def done(written: list[str]) -> None:
+            self.status.setText("Exported " + ", ".join(Path(p).name for p in written))
+
+        def failed(outcome) -> None:
+            self.controller.report_error(f"Could not export to {path}: "
+                                         f"{getattr(outcome, 'message', 'cancelled')}")
+        self.status.setText(f"Exporting to {path}…")
+        return self.controller.run_query(spec, on_result=done, on_error=failed)
 
     # --- bridge to language models ------------------------------------------------------------
 
@@ -226,16 +236,28 @@ class EmbeddingsPanel(Panel):
                 "Check coverage again to use them.")
 
     def use_in_model(self) -> bool:
+        """Match the vectors to the tokenizer's vocabulary (a query); the report follows."""
         tokens = self.controller.tokens
         if self.vectors is None or tokens is None:
             self.bridge_report.setPlainText("Train or import vectors and tokenize a corpus first.")
             return False
         try:
-            init = self.controller.backend.embeddings.embedding_init(
+            spec = self.controller.backend.embeddings.embedding_init_job(
                 self.vectors, tokens.tokenizer, self.freeze.isChecked())
         except UserFacingError as exc:
             self.bridge_report.setPlainText(str(exc))
             return False
+        self.bridge_report.setPlainText("Looking the vocabulary up in the vectors…")
+        return self.controller.run_query(
+            spec, on_result=lambda init: self._use_init(init, tokens),
+            on_error=lambda outcome: self.bridge_report.setPlainText(
+                getattr(outcome, "message", "") or "Cancelled."), caller="embeddings:bridge")
+
+    def _use_init(self, init, tokens) -> None:
+        if tokens is not self.controller.tokens:
+            self.bridge_report.setPlainText("The tokenizer changed meanwhile: check coverage "
+                                            "again to use these vectors.")
+            return
         # the contract with the trainer: (matrix (V, d), freeze), applied when present
         self.controller.embedding_init = (init.matrix, init.freeze)
         missing = ", ".join(init.missing[:300]) + (" …" if len(init.missing) > 300 else "")
@@ -247,4 +269,3 @@ class EmbeddingsPanel(Panel):
             f"{init.matrix.shape[1]}. Tokens without a vector start random (the special tokens "
             f"at zero).\n\n"
             f"Not found: {missing}")
-        return True

@@ -51,7 +51,6 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         self.live_key = ""
         self.recipe = None  # a recipe opened from a file: Train then trains it
         self._counter = itertools.count(1)
-        self._waiting_reads: list[str] = []
         self._follow_state: dict[str, dict] = {}  # followed run folder -> what the bar shows
         self.follow_bar = FollowBar()
         self.controls = TrainingControls()
@@ -97,7 +96,6 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         controller.job_event.connect(self._on_job_event)
         controller.jobs.progress.connect(self._on_progress)
         controller.jobs.busy_changed.connect(self._on_busy)
-        controller.queries.busy_changed.connect(self._on_queries_busy)
         controller.tokens_changed.connect(self._describe)
         controller.model_config_changed.connect(self._describe)
         self._list_past_runs()

@@ -1,11 +1,9 @@
 """The Training panel's run list: past runs listed unread, read by a query when first shown
-(waiting for an inspector's query if one runs), hidden, renamed, recoloured, removed."""
+(queued behind an inspector's query if one runs), hidden, renamed, recoloured, removed."""
 
 from __future__ import annotations
 
 from pathlib import Path
-
-from PySide6.QtCore import QTimer, Slot
 
 from workbench.qt.panels.training.series import RunSeries
 
@@ -30,20 +28,10 @@ class RunListActions:
         return series
 
     def open_run(self, path: str) -> bool:
-        """Read a run folder (also one written headless) by a query and show its curves; while
-        an inspector's query runs, the read waits for it rather than failing."""
-        if self.controller.queries.busy:
-            if path not in self._waiting_reads:
-                self._waiting_reads.append(path)
-            return True
+        """Read a run folder (also one written headless) by a query and show its curves."""
         spec = self.controller.backend.training.read_run_job(path)
-        return self.controller.run_query(spec, on_result=self._show_record)
-
-    @Slot(bool)
-    def _on_queries_busy(self, busy: bool) -> None:
-        if not busy and self._waiting_reads:
-            QTimer.singleShot(0, self, lambda: self._waiting_reads and self.open_run(
-                self._waiting_reads.pop(0)))
+        return self.controller.run_query(spec, on_result=self._show_record,
+                                         caller=f"read-run:{path}")
 
     def _show_record(self, record) -> None:
         key = str(record.path)

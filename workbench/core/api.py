@@ -1,0 +1,193 @@
+"""What the backend offers the Qt room, domain by domain, as typed Protocols (torch-free).
+
+The window never sees torch or gensim: it asks a backend for *jobs* (`JobSpec`, run on the job
+thread or queued on the query thread by the controller) and for a few quick answers, and gets
+back core dataclasses of numpy arrays and Python scalars. This module says which requests each
+domain answers; `workbench.app.backend.Backend` implements it for real, and the tests use one
+shared fake (`tests/qt/fake_backend.py`) that implements the same Protocols, checked by
+`tests/qt/test_backend_protocols.py` so the two cannot drift apart.
+
+Adding a domain (say `seq2seq`): write `class Seq2seqApi(Protocol)` here with its methods, add
+`seq2seq: Seq2seqApi` to `Backend` below, implement it in `workbench/app/` and register it in
+`app/backend.py`, and give the shared fake a `FakeSeq2seq`. The protocol test then checks both.
+
+Conventions: a method that can take longer than a few milliseconds returns a `JobSpec[R]`
+whose `JobFinished.result` is an `R`; it raises `UserFacingError` at once for a request that
+cannot start (bad settings), before any thread runs. Only cheap answers are plain methods.
+The domain types are imported for type checking only, so importing this module imports
+nothing heavy (import-linter ignores TYPE_CHECKING imports).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from workbench.core.config.embeddings import EmbeddingConfig
+from workbench.core.config.generation import GenerationConfig
+from workbench.core.config.summary import MatchedSize, ModelSummary
+from workbench.core.config.tokenizer import TokenizerConfig
+from workbench.core.config.training import TrainingConfig
+from workbench.core.jobs import JobSpec
+from workbench.core.snapshot import Snapshot
+from workbench.core.trace import Trace
+
+if TYPE_CHECKING:  # the types of results; none of these modules loads at run time
+    from workbench.core.corpus.dataset import TokenizedCorpus
+    from workbench.core.corpus.loading import Corpus
+    from workbench.core.embeddings.bridge import EmbeddingInit
+    from workbench.core.embeddings.evaluation import AnalogyReport
+    from workbench.core.embeddings.vectors import WordVectors
+    from workbench.core.generation.generate import GenerationResult
+    from workbench.core.training.recipe import Recipe
+    from workbench.core.training.runs import RunRecord
+
+T = TypeVar("T")
+Neighbours = list[tuple[str, str, float]]  # (the word's form in the vocabulary, neighbour, cos)
+Ranked = list[tuple[str, float]]  # (word, score), best first
+
+
+@dataclass(frozen=True)
+class Answer(Generic[T]):
+    """An explorer question's answer, with the words found only in another case (vectors
+    trained on lowercased text know 'romeo', not the 'Romeo' typed): typed -> form used."""
+
+    value: T
+    forms: dict[str, str] = field(default_factory=dict)
+
+
+class CorpusApi(Protocol):
+    def load_job(self, path: str | Path, glob: str | None = None,
+                 encoding: str | None = None) -> JobSpec[Corpus]:
+        """Read a file or folder into a `Corpus` with its statistics."""
+        ...
+
+    def tokenize_job(self, corpus: Corpus,
+                     config: TokenizerConfig | None = None) -> JobSpec[TokenizedCorpus]:
+        """Train a tokenizer on the corpus and split its ids."""
+        ...
+
+
+class EmbeddingsApi(Protocol):
+    """Word vectors: training, maps, files, and the explorer's questions. Every question is a
+    job, so a 100k-word matrix is never multiplied on the GUI thread."""
+
+    def train_job(self, corpus: Corpus, config: EmbeddingConfig) -> JobSpec[WordVectors]: ...
+
+    def map_job(self, vectors: WordVectors, method: str, seed: int = 1,
+                axes: Sequence[str] = ()) -> JobSpec[Any]:
+        """2-D coordinates (N, 2) by "pca", "tsne", "umap", or "axes" (x = b − a, y = d − c
+        for `axes` = (a, b, c, d))."""
+        ...
+
+    def unavailable_map_methods(self) -> dict[str, str]:
+        """Map methods this install lacks (method -> why): the installers leave UMAP out."""
+        ...
+
+    def import_job(self, path: str, fmt: str) -> JobSpec[WordVectors]: ...
+
+    def export_job(self, vectors: WordVectors, path: str, fmt: str) -> JobSpec[list[str]]:
+        """Write the vectors; the result lists the files written."""
+        ...
+
+    def neighbours_job(self, vectors: WordVectors, words: Sequence[str],
+                       k: int) -> JobSpec[Answer[Neighbours]]: ...
+
+    def analogy_job(self, vectors: WordVectors, a: str, b: str, c: str, k: int,
+                    method: str) -> JobSpec[Answer[Ranked]]: ...
+
+    def similarity_job(self, vectors: WordVectors, a: str, b: str
+                       ) -> JobSpec[Answer[float]]: ...
+
+    def odd_one_out_job(self, vectors: WordVectors, words: Sequence[str]
+                        ) -> JobSpec[Answer[str]]: ...
+
+    def user_analogies_job(self, vectors: WordVectors, text: str,
+                           method: str) -> JobSpec[list[tuple[str, str, bool]]]: ...
+
+    def analogy_report_job(self, vectors: WordVectors,
+                           path: str | None = None) -> JobSpec[AnalogyReport]: ...
+
+    def embedding_init_job(self, vectors: WordVectors, tokenizer: Any,
+                           freeze: bool) -> JobSpec[EmbeddingInit]:
+        """The input-embedding rows for `tokenizer`'s vocabulary, with the coverage report."""
+        ...
+
+
+class InspectionApi(Protocol):
+    """Probes, generation and checkpoints: all on snapshots, never on the live model."""
+
+    def probe_job(self, snapshot: Snapshot, text: str, gradients: bool = True,
+                  top_k: int = 5) -> JobSpec[Trace]: ...
+
+    def generation_job(self, snapshot: Snapshot, prompt: str, config: GenerationConfig,
+                       clamp: dict | None = None) -> JobSpec[GenerationResult]:
+        """Streams `TokenGenerated` events. A clamp on a layer, unit or head the snapshot's
+        model does not have is refused here (UserFacingError naming the valid range)."""
+        ...
+
+    def load_checkpoint_job(self, path: str | Path) -> JobSpec[Snapshot]: ...
+
+
+class ModelsApi(Protocol):
+    def architectures(self) -> list[tuple[str, str, type]]:
+        """(arch, title, config type) of every registered architecture."""
+        ...
+
+    def describe_job(self, config: Any, batch_size: int = 32,
+                     seq_len: int | None = None) -> JobSpec[ModelSummary]: ...
+
+    def matched_size_job(self, config: Any, target: Any) -> JobSpec[MatchedSize]: ...
+
+
+class TrainingApi(Protocol):
+    """Training runs and the run folders they write (results of train jobs: the run folder)."""
+
+    def recipe_of(self, corpus: Corpus | None, tokens: TokenizedCorpus | None, model_config: Any,
+                  training: TrainingConfig, name: str = "", task: Any = None) -> Recipe: ...
+
+    def train_job(self, corpus: Corpus | None, tokens: TokenizedCorpus | None, model_config: Any,
+                  training: TrainingConfig, name: str = "", embedding_init: Any = None,
+                  task: Any = None) -> JobSpec[str]: ...
+
+    def recipe_job(self, recipe: Recipe, training: TrainingConfig | None = None
+                   ) -> JobSpec[str]: ...
+
+    def resume_job(self, run_dir: str | Path, max_steps: int | None = None,
+                   extend_to: int | None = None) -> JobSpec[str]: ...
+
+    def checkpoint_snapshot_job(self, run_dir: str | Path,
+                                kind: str = "best") -> JobSpec[Snapshot]: ...
+
+    def follow_job(self, run_dir: str | Path, wake: threading.Event | None = None,
+                   poll_s: float | None = None) -> JobSpec[None]: ...
+
+    def load_recipe(self, path: str | Path) -> Recipe: ...
+
+    def save_recipe_job(self, path: str | Path, recipe: Recipe,
+                        corpus: Corpus | None = None) -> JobSpec[str]: ...
+
+    def read_run_job(self, path: str | Path) -> JobSpec[RunRecord]: ...
+
+    def runs_root(self) -> Path: ...
+
+    def list_runs(self) -> list[tuple[Path, str]]:
+        """Run folders in the runs directory, oldest first, with the name to show."""
+        ...
+
+    def update_run(self, path: str | Path, **settings: Any) -> None:
+        """Keep a run's display name or colour (a small JSON file in its folder)."""
+        ...
+
+
+class Backend(Protocol):
+    """Everything the window may ask, one attribute per domain."""
+
+    corpus: CorpusApi
+    embeddings: EmbeddingsApi
+    inspection: InspectionApi
+    models: ModelsApi
+    training: TrainingApi
