@@ -47,9 +47,12 @@ from workbench.core.trace import LayerTrace, Trace
 PROBE = list("To be, or not")
 
 
-def snapshot(step: int = 100, arch: str = "lstm") -> Snapshot:
-    return Snapshot(model_config={"arch": arch}, weights={}, tokenizer={}, step=step,
-                    run_name="demo")
+def snapshot(step: int = 100, arch: str = "lstm", run_dir: str = "") -> Snapshot:
+    """A snapshot of the shape the hand-made traces have (2 layers; 8 units or 4 heads)."""
+    sizes = {"num_layers": 2, "num_heads": 4} if arch == "transformer" else {
+        "num_layers": 2, "hidden_size": 8}
+    return Snapshot(model_config={"arch": arch, **sizes}, weights={}, tokenizer={}, step=step,
+                    run_name="demo", run_dir=run_dir)
 
 
 def lstm_trace(step: int = 100, hidden: int = 6, seed: int = 0) -> Trace:
@@ -163,7 +166,7 @@ class FakeCorpus:
     def __init__(self, gate: threading.Event | None = None, texts: dict | None = None) -> None:
         self.gate, self.texts, self.loaded = gate, texts or {}, []
 
-    def load_job(self, path, glob=None, encoding=None):
+    def load_job(self, path, glob=None, encoding=None, cleaning=None):
         def job(control):
             for i in range(3):
                 if self.gate is not None:
@@ -369,6 +372,11 @@ class FakeTraining:
 
     def list_runs(self):
         return []
+
+    def describe_run(self, path):
+        from workbench.core.training import runs
+
+        return runs.describe_run(Path(path))
 
     def update_run(self, path, **settings):
         from workbench.core.training import runs

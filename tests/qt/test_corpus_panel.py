@@ -210,3 +210,53 @@ def test_a_20_mb_corpus_loads_while_the_window_keeps_responding(qtbot, window, t
     # The GUI thread never waits long, even while 20 MB is read, counted and tokenized; a
     # single call over the whole text (a Counter, a regex, a join of the ids) takes seconds.
     assert stall < 0.5
+
+
+GUTENBERG = ("The Project Gutenberg eBook of Macbeth\n\n"
+             "*** START OF THE PROJECT GUTENBERG EBOOK MACBETH ***\n"
+             "MACBETH\nFirst Witch. When shall we _three_ meet again?\n" * 1
+             + "Witch. In thunder, lightning, or in rain?\n" * 40
+             + "*** END OF THE PROJECT GUTENBERG EBOOK MACBETH ***\nThe licence.\n\x1a")
+
+
+def test_a_gutenberg_text_is_offered_cleaning_and_the_cleaning_is_kept(qtbot, window,
+                                                                       tmp_path):
+    path = tmp_path / "macbeth.txt"
+    path.write_text(GUTENBERG, encoding="utf-8")
+    load(qtbot, window, path)
+    panel = window.panels["corpus"]
+    bar = panel.cleaning_bar
+    assert bar.isVisible() and bar.clean_button.isVisible()
+    offer = bar.message.text()
+    assert "Project Gutenberg header and footer: 2 in 1 file" in offer
+    assert "_italic_ and ~bold~ marks: 1" in offer and "control characters: 1" in offer
+    assert "START OF THE PROJECT GUTENBERG" in bar.listing()  # what would go, shown first
+    with qtbot.waitSignal(window.controller.corpus_changed, timeout=20_000):
+        bar.clean_button.click()
+    qtbot.waitUntil(lambda: not window.controller.jobs.busy, timeout=20_000)
+    text = window.controller.corpus.text
+    assert text.startswith("MACBETH\n") and "Gutenberg" not in text and "\x1a" not in text
+    assert "we three meet" in text
+    assert bar.message.text().startswith("<b>Cleaned</b>") and not bar.clean_button.isVisible()
+    assert "macbeth.txt, line 1 (Project Gutenberg header and footer" in bar.listing()
+    options = window.controller.corpus_options["cleaning"]
+    assert options.gutenberg and options.markup and options.control  # the next load too
+    recipe = window.controller.backend.training.recipe_of(
+        window.controller.corpus, window.controller.tokens,
+        window.controller.model_config, window.panels["training"].controls.form.config())
+    assert recipe.cleaning == options  # the run's recipe records how its text was cleaned
+
+
+def test_an_exclude_pattern_from_the_settings_reloads_without_those_lines(qtbot, window,
+                                                                          tmp_path):
+    path = tmp_path / "play.txt"
+    path.write_text("[Enter Romeo.]\nRomeo. Hello.\n[Exit.]\n" * 30, encoding="utf-8")
+    load(qtbot, window, path)
+    bar = window.panels["corpus"].cleaning_bar
+    assert not bar.isVisible()  # nothing to offer in a clean text
+    bar.form.editors["exclude"].setText(r"^\[.*\]$")
+    with qtbot.waitSignal(window.controller.corpus_changed, timeout=20_000):
+        bar._apply_form()
+    qtbot.waitUntil(lambda: not window.controller.jobs.busy, timeout=20_000)
+    assert window.controller.corpus.text.strip().splitlines()[:2] == ["Romeo. Hello."] * 2
+    assert "matches of the exclude pattern: 60 in 1 file" in bar.message.text()

@@ -92,6 +92,56 @@ def test_clamp_settings_reach_the_job(qtbot, panel):
     assert panel.clamp() == {"layer": 1, "head": 7, "value": 0.5}
 
 
+def test_clamp_boxes_offer_the_models_own_units_and_a_bad_clamp_is_refused(qtbot, panel):
+    panel.controller.set_snapshot(snapshot())  # 2 layers of 8 units
+    assert panel.clamp_layer.maximum() == 1 and panel.clamp_index.maximum() == 7
+    panel.clamp_on.setChecked(True)
+    panel.clamp_kind.setCurrentText("head")  # an LSTM has no attention heads
+    assert not panel.generate()
+    assert "Clamp refused" in panel.controller.last_error
+    assert "no attention heads" in panel.controller.last_error
+    assert panel.controller.backend.inspection.generations == []  # nothing ran silently
+
+
+def test_the_real_backend_refuses_a_clamp_outside_the_model_with_the_range():
+    from workbench.app.inspection_backend import InspectionBackend
+    from workbench.core.config.generation import GenerationConfig, clamp_problems
+    from workbench.core.jobs import UserFacingError
+
+    lstm = {"arch": "lstm", "num_layers": 2, "hidden_size": 8}
+    assert clamp_problems(lstm, {"layer": 2, "unit": 8, "value": 1.0}) == [
+        "Layer 2 does not exist: this model has 2 layers (0 to 1).",
+        "Unit 8 does not exist: each layer has 8 units (0 to 7)."]
+    assert clamp_problems(lstm, {"layer": 1, "unit": 7, "value": 1.0}) == []
+    transformer = {"arch": "transformer", "num_layers": 2, "num_heads": 4}
+    assert "Head 4 does not exist" in clamp_problems(transformer, {"layer": 0, "head": 4,
+                                                                   "value": 0.0})[0]
+    with pytest.raises(UserFacingError, match="Clamp refused: Layer 5 does not exist"):
+        InspectionBackend().generation_job(snapshot(), "x", GenerationConfig(),
+                                           {"layer": 5, "unit": 0, "value": 1.0})
+
+
+def test_the_history_records_each_generations_settings_and_clamp(qtbot, panel):
+    panel.controller.set_snapshot(snapshot(300))
+    config = panel.form.config()
+    panel.form.set_config(type(config)(**{**vars(config), "strategy": "top-k", "top_k": 7,
+                                          "seed": 3, "temperature": 0.8}))
+    panel.clamp_on.setChecked(True)
+    panel.clamp_layer.setValue(0)
+    panel.clamp_index.setValue(5)
+    panel.clamp_value.setValue(1.5)
+    generate(qtbot, panel)
+    panel.clamp_on.setChecked(False)
+    generate(qtbot, panel)
+    first, second = (panel.history_list.item(i).text() for i in range(2))
+    assert "top-k, T=0.8, k=7, max 200, seed 3, clamp layer 0 unit 5 = 1.5" in first
+    assert "clamp" not in second
+    assert panel.history[0][3] == {"layer": 0, "unit": 5, "value": 1.5}
+    panel.history_list.setCurrentRow(0)
+    assert "clamp layer 0 unit 5 = 1.5" in panel.info.text()
+    assert "demo @ step 300" in panel.history_list.item(0).toolTip()
+
+
 def test_history_click_restores_an_earlier_output(qtbot, panel):
     panel.controller.set_snapshot(snapshot())
     generate(qtbot, panel)

@@ -22,8 +22,8 @@ def panel(qtbot, monkeypatch):
     controller.shutdown()
 
 
-def publish(qtbot, panel, step, run="lstm-run", arch="lstm"):
-    snap = Snapshot({"arch": arch}, {}, {}, step=step, run_name=run)
+def publish(qtbot, panel, step, run="lstm-run", arch="lstm", run_dir=""):
+    snap = Snapshot({"arch": arch}, {}, {}, step=step, run_name=run, run_dir=run_dir)
     with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):
         panel.controller.set_snapshot(snap)
 
@@ -47,6 +47,18 @@ def test_a_new_snapshot_replaces_its_run_and_other_runs_overlay(qtbot, panel):
                      "gru-run @ 50: lstm1"]
     panel.clear_other_runs()
     assert [name for name, _ in panel.curves()][0].startswith("gru-run")
+
+
+def test_two_runs_of_one_name_overlay_keyed_by_their_folders(qtbot, panel):
+    """Two runs from the same preset share a name: each keeps its curve (the overlay keys
+    runs by folder), and the legend tells them apart."""
+    publish(qtbot, panel, 100, run="char-lstm", run_dir="/runs/20260101-120000-char-lstm")
+    publish(qtbot, panel, 300, run="char-lstm", run_dir="/runs/20260102-090000-char-lstm")
+    publish(qtbot, panel, 400, run="char-lstm", run_dir="/runs/20260101-120000-char-lstm")
+    names = [name for name, _ in panel.curves()]
+    assert names == ["char-lstm @ 400: lstm0", "char-lstm @ 400: lstm1",
+                     "char-lstm [20260102-090000-char-lstm] @ 300: lstm0",
+                     "char-lstm [20260102-090000-char-lstm] @ 300: lstm1"]
 
 
 def test_normalising_divides_by_the_last_step(qtbot, panel):

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 
 from tests.qt.fake_backend import FakeBackend, FakeTraining
 from workbench.app.training_backend import TrainingBackend
@@ -163,3 +164,38 @@ def test_word_vectors_chosen_in_the_session_go_to_the_next_run(qtbot, panel):
     panel.controller.embedding_init = chosen
     train_recorded(qtbot, panel)
     assert panel.controller.backend.training.embedding_init is chosen
+
+
+def test_hover_reads_out_the_step_and_each_visible_runs_value(qtbot, panel, tmp_path):
+    train_recorded(qtbot, panel)
+    key = str(tmp_path / "run-a")
+    panel.show()
+    text = panel.curves.readout.show_x("loss", 52.0)  # nearest logged step: 50
+    series = panel.series[key]
+    loss_at_50 = series.train["loss"][list(series.train["step"]).index(50)]
+    assert text.splitlines()[0] == "Step 52"
+    assert f"recorded: {loss_at_50:.4g} (step 50)" in text
+    assert "recorded validation: 2.5 (step 50)" in text
+    assert all(line.isVisible() for line in panel.curves.readout.lines.values())
+    panel.run_list.item_for(key).setCheckState(Qt.CheckState.Unchecked)
+    assert panel.curves.readout.show_x("loss", 52.0) == ""  # hidden runs say nothing
+
+
+def test_the_header_follows_the_selected_run_and_names_its_own_corpus(qtbot, panel, tmp_path):
+    from workbench.core.config.models import GruConfig
+    from workbench.core.training.recipe import Recipe, save_recipe
+
+    train_recorded(qtbot, panel)
+    other = tmp_path / "other-run"
+    other.mkdir()
+    runs.RunLog(other).write(StepLogged(10, 2.0, 1e-3, 0.3, False, 640, 900.0, 10))
+    save_recipe(Recipe("char-gru", str(tmp_path / "sonnets.txt"), GruConfig(hidden_size=64)),
+                other / "recipe.toml")
+    with qtbot.waitSignal(panel.controller.queries.busy_changed, timeout=10_000,
+                          check_params_cb=lambda busy: not busy):
+        panel.open_run(str(other))
+    panel.run_list.select(str(other))
+    header = panel.run_header.text()
+    assert "GRU, 1 layer × 64, on sonnets (char tokens)" in header and str(other) in header
+    panel.run_list.select(str(tmp_path / "run-a"))
+    assert "recorded" in panel.run_header.text() and "sonnets" not in panel.run_header.text()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workbench.core.config.cleaning import CleaningConfig
 from workbench.core.config.tokenizer import TokenizerConfig
 from workbench.core.corpus.dataset import tokenize_job
 from workbench.core.corpus.encodings import AUTO
@@ -17,10 +18,12 @@ from workbench.core.jobs import JobSpec
 
 class CorpusBackend:
     def load_job(self, path: str | Path, glob: str | None = None,
-                 encoding: str | None = None) -> JobSpec:
+                 encoding: str | None = None, cleaning: CleaningConfig | None = None
+                 ) -> JobSpec:
         """A job reading a file or folder; its result is a `Corpus` with statistics."""
         chosen = None if encoding in (None, "", AUTO) else encoding
-        return load_corpus_job(path, glob=glob or DEFAULT_GLOB, encoding=chosen)
+        return load_corpus_job(path, glob=glob or DEFAULT_GLOB, encoding=chosen,
+                               cleaning=cleaning)
 
     def tokenize_job(self, corpus, config: TokenizerConfig | None = None) -> JobSpec:
         """A job training a tokenizer on the corpus and splitting its ids (TokenizedCorpus)."""

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from workbench.core.config.generation import GenerationConfig
+from workbench.core.config.generation import GenerationConfig, clamp_problems
 from workbench.core.corpus.tokenizers import tokenizer_from_dict
 from workbench.core.events import Event, JobFinished
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
@@ -117,6 +117,9 @@ class InspectionBackend:
         problems = config.problems()
         if problems:
             raise UserFacingError("Generation settings: " + " ".join(problems))
+        problems = clamp_problems(snapshot.model_config, clamp)
+        if problems:
+            raise UserFacingError("Clamp refused: " + " ".join(problems))
         tokenizer = self.tokenizer_for(snapshot)
 
         def job(control: JobControl) -> Iterator[Event]:
@@ -147,8 +150,11 @@ def snapshot_from_checkpoint(path: Path) -> Snapshot:
     checkpoint = load_checkpoint(path)
     meta = checkpoint.meta
     weights = {k: v.detach().cpu().numpy() for k, v in checkpoint.model.items()}
+    folder = path if path.is_dir() else path.parent  # .../run/checkpoints
+    run_dir = folder.parent if (folder.parent / "metrics.jsonl").is_file() else folder
     return Snapshot(model_config=meta["model_config"], weights=weights,
                     tokenizer=meta.get("tokenizer", {}), step=checkpoint.step,
                     metrics=dict(meta.get("metrics", {})),
                     run_name=str(meta.get("run_name", path.parent.name)),
-                    task=dict(meta.get("task", {})))
+                    task=dict(meta.get("task", {})),
+                    run_dir=str(run_dir.resolve()))

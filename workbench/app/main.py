@@ -25,6 +25,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")
     parser.add_argument("--screenshot", metavar="OUT.png", help="render offscreen to a PNG, exit")
     parser.add_argument("--panel", metavar="NAME", help="with --screenshot: only this panel")
+    parser.add_argument("--size", metavar="WxH", default="1366x768",
+                        help="with --screenshot: the window's size (default 1366x768)")
+    parser.add_argument("--perspective", metavar="NAME",
+                        help="start in this perspective (Data, Embeddings, 'Model & training', "
+                        "Inspect, Generate, 'All panels')")
+    parser.add_argument("--zoom", type=float, metavar="F",
+                        help="text and plot scale (1 = normal; presentation mode is 1.6)")
     parser.add_argument("--list-panels", action="store_true", help="print the panel names")
     parser.add_argument("--follow", metavar="RUN_DIR", action="append",
                         help="watch a run folder another process writes (a headless or "
@@ -50,6 +57,12 @@ def main(argv: list[str] | None = None) -> int:
         return list_panels()
     if args.panel and not args.screenshot:
         print("--panel only applies with --screenshot", file=sys.stderr)
+        return 2
+    try:
+        args.size = tuple(int(n) for n in args.size.lower().split("x"))
+        assert len(args.size) == 2 and min(args.size) > 0
+    except (ValueError, AssertionError):
+        print("--size takes WIDTHxHEIGHT, for example 1366x768", file=sys.stderr)
         return 2
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -94,6 +107,15 @@ def run_gui(args: argparse.Namespace) -> int:
         if path is not None:
             window.open_corpus(str(Path(path).expanduser()))
 
+    if args.zoom:
+        window.zoom.set_factor(args.zoom)
+    if args.screenshot:
+        window.resize(*args.size)
+    if args.perspective and not window.perspectives.switch(args.perspective):
+        names = ", ".join(p.name for p in window.perspectives.available())
+        print(f"Unknown perspective '{args.perspective}'. Perspectives: {names}", file=sys.stderr)
+        window.close()
+        return 2
     if args.screenshot:
         window.show()
         open_what_was_asked()

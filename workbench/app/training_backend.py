@@ -10,6 +10,7 @@ import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
+from workbench.core.config.cleaning import CleaningConfig
 from workbench.core.config.tasks import LanguageModelTaskConfig
 from workbench.core.config.training import TrainingConfig
 from workbench.core.events import Event, JobFinished, Notice
@@ -21,6 +22,7 @@ from workbench.core.training.recipe import (
     corpus_reference,
     load_recipe,
     recipe_to_toml,
+    run_name,
     save_recipe,
 )
 
@@ -45,7 +47,8 @@ class TrainingBackend:
         path, is_resource = corpus_reference(corpus.path)
         name = name or f"{tokens.tokenizer.kind}-{model_config.arch}"
         return Recipe(name, path, model_config, tokens.config, training,
-                      corpus_resource=is_resource, task=task)
+                      corpus_resource=is_resource, task=task,
+                      cleaning=getattr(corpus, "cleaning", CleaningConfig()))
 
     def train_job(self, corpus, tokens, model_config, training: TrainingConfig,
                   name: str = "", embedding_init=None, task=None) -> JobSpec:
@@ -71,12 +74,12 @@ class TrainingBackend:
                 state = "frozen" if embedding_init[1] else "fine-tuned"
                 yield Notice(f"The input embedding starts from the chosen word vectors "
                              f"({state}).", "info")
-            request = TrainRequest(data, model_config, training, run_name=recipe.name,
+            request = TrainRequest(data, model_config, training, run_name=run_name(recipe),
                                    recipe_toml=recipe_to_toml(recipe), hooks=hooks,
                                    task=recipe.task)
-            yield from train_steps(request)
+            yield from train_steps(request, control)
 
-        return JobSpec(f"Training {recipe.name}", job)
+        return JobSpec(f"Training {run_name(recipe)}", job)
 
     def recipe_job(self, recipe: Recipe, training: TrainingConfig | None = None) -> JobSpec:
         """Load the recipe's corpus, tokenize it and train (with `training` if given)."""
@@ -88,7 +91,7 @@ class TrainingBackend:
 
             yield from recipe_train_steps(recipe, control, hooks=self.hooks)
 
-        return JobSpec(f"Training {recipe.name}", job)
+        return JobSpec(f"Training {run_name(recipe)}", job)
 
     def resume_job(self, run_dir: str | Path, max_steps: int | None = None,
                    extend_to: int | None = None) -> JobSpec:
@@ -164,6 +167,10 @@ class TrainingBackend:
     def list_runs(self) -> list[tuple[Path, str]]:
         """Run folders in the runs directory, oldest first, with the name to show."""
         return [(path, runs.run_label(path)) for path in runs.list_runs()]
+
+    def describe_run(self, path: str | Path) -> str:
+        """What a run trains, from its recipe (a small file read at once)."""
+        return runs.describe_run(Path(path))
 
     def update_run(self, path: str | Path, **settings) -> None:
         """Keep a run's display name or colour (run.json in its folder)."""

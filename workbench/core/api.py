@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+from workbench.core.config.cleaning import CleaningConfig
 from workbench.core.config.embeddings import EmbeddingConfig
 from workbench.core.config.generation import GenerationConfig
 from workbench.core.config.summary import MatchedSize, ModelSummary
@@ -61,8 +62,11 @@ class Answer(Generic[T]):
 
 class CorpusApi(Protocol):
     def load_job(self, path: str | Path, glob: str | None = None,
-                 encoding: str | None = None) -> JobSpec[Corpus]:
-        """Read a file or folder into a `Corpus` with its statistics."""
+                 encoding: str | None = None, cleaning: CleaningConfig | None = None
+                 ) -> JobSpec[Corpus]:
+        """Read a file or folder into a `Corpus` with its statistics, cleaned by `cleaning`
+        (Gutenberg header and footer, markup, control characters, an exclude pattern); the
+        corpus says what was removed and what could still be."""
         ...
 
     def tokenize_job(self, corpus: Corpus,
@@ -176,6 +180,11 @@ class TrainingApi(Protocol):
 
     def list_runs(self) -> list[tuple[Path, str]]:
         """Run folders in the runs directory, oldest first, with the name to show."""
+        ...
+
+    def describe_run(self, path: str | Path) -> str:
+        """What a run trains, from its recipe ('LSTM, 1 layer × 256, on shakespeare-small (char
+        tokens), 2,000 steps'); '' when it has none. Quick: one small file."""
         ...
 
     def update_run(self, path: str | Path, **settings: Any) -> None:

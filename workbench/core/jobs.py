@@ -96,6 +96,9 @@ class JobSpec(Generic[Result]):
 
     title: str
     job: Job
+    # said when the user asks to stop or quit, for a job that cannot stop at once (a gensim
+    # epoch runs to its end); empty for jobs that stop within a step
+    stop_note: str = ""
 
 
 def describe_exception(exc: BaseException) -> str:

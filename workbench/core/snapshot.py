@@ -22,6 +22,7 @@ class Snapshot:
     metrics: dict[str, float] = field(default_factory=dict)
     run_name: str = ""
     task: dict[str, Any] = field(default_factory=dict)  # task config dict; {} = language model
+    run_dir: str = ""  # the run folder it comes from: what tells two runs apart, not the name
 
     @property
     def arch(self) -> str:

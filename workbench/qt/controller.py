@@ -69,7 +69,7 @@ class WorkbenchController(QObject):
         self.embedding_init: Any = None  # (matrix, freeze) for the next model, or None
         # The Corpus panel's filter and encoding (glob=, encoding=): every way of opening a
         # corpus (panel buttons, File menu, recent files, a dropped file) loads with them
-        self.corpus_options: dict[str, str] = {}
+        self.corpus_options: dict[str, Any] = {}
         self.last_error = ""
         self._closed = False  # after shutdown no new work starts (late timers of closed panels)
         self.followers: dict[str, RunFollower] = {}
@@ -100,7 +100,8 @@ class WorkbenchController(QObject):
     def open_corpus(self, path: str, **options: Any) -> bool:
         """Load a corpus file or folder as a job; on success it becomes the session corpus.
 
-        `options` override `corpus_options` (the Corpus panel's filter and encoding)."""
+        `options` override `corpus_options` (the Corpus panel's filter, encoding and
+        cleaning)."""
         spec = self.backend.corpus.load_job(path, **{**self.corpus_options, **options})
         return self.run_job(spec, on_result=self.set_corpus)
 

@@ -43,17 +43,25 @@ class _WorkerThread(QThread):
             self.event_ready.emit(event)
 
 
+IDLE, RUNNING, PAUSED, STOPPING = "idle", "running", "paused", "stopping"
+
+
 class JobRunner(QObject):
     """Owns at most one running job. `start` refuses a second one while the first runs.
+
+    `state` is the one truth about the job that every control shows: "idle", "running",
+    "paused" or "stopping" (asked to stop, its thread not ended yet).
 
     Signals:
       event(object): every event of the running job, in order, on the GUI thread;
       busy_changed(bool): a job started (True) or its thread has ended (False);
+      state_changed(str): the state above changed (every Pause/Resume/Stop control follows it);
       progress(float, float, str, float): done, total (-1 unknown), message, ETA in s (-1 unknown).
     """
 
     event = Signal(object)
     busy_changed = Signal(bool)
+    state_changed = Signal(str)
     progress = Signal(float, float, str, float)
 
     def __init__(self, name: str = "jobs", parent: QObject | None = None) -> None:
@@ -62,7 +70,9 @@ class JobRunner(QObject):
         self._thread: _WorkerThread | None = None
         self._control: JobControl | None = None
         self.title = ""
+        self.stop_note = ""
         self._started_at = 0.0
+        self._state = IDLE
 
     @property
     def busy(self) -> bool:
@@ -71,6 +81,15 @@ class JobRunner(QObject):
     @property
     def paused(self) -> bool:
         return self._control is not None and self._control.paused
+
+    @property
+    def state(self) -> str:
+        return self._state
+
+    def _set_state(self, state: str) -> None:
+        if state != self._state:
+            self._state = state
+            self.state_changed.emit(state)
 
     def start(self, spec: JobSpec) -> bool:
         """Start `spec` on a new worker thread; False (and nothing started) if one is running."""
@@ -82,23 +101,32 @@ class JobRunner(QObject):
         thread.finished.connect(self._on_thread_finished)
         self._thread = thread
         self.title = spec.title
+        self.stop_note = spec.stop_note
         self._started_at = time.monotonic()
         LIVE_THREADS.add(thread)
         thread.start()
         self.busy_changed.emit(True)
+        self._set_state(RUNNING)
         return True
 
     def cancel(self) -> None:
         if self._control is not None:
             self._control.stop()
+            self._set_state(STOPPING)
 
     def pause(self) -> None:
-        if self._control is not None:
+        if self._control is not None and not self._control.stop_requested:
             self._control.pause()
+            self._set_state(PAUSED)
 
     def resume(self) -> None:
-        if self._control is not None:
+        if self._control is not None and not self._control.stop_requested:
             self._control.resume()
+            self._set_state(RUNNING)
+
+    def toggle_pause(self) -> None:
+        """Pause a running job, resume a paused one (every Pause/Resume control calls this)."""
+        self.resume() if self.paused else self.pause()
 
     def wait(self, timeout_ms: int = 10_000) -> bool:
         """Block until the worker ends (used at shutdown and in tests); True if it ended."""
@@ -120,6 +148,7 @@ class JobRunner(QObject):
         ABANDONED.append(thread)
         self._thread, self._control, self.title = None, None, ""
         self.busy_changed.emit(False)
+        self._set_state(IDLE)
         return False
 
     @Slot(object)
@@ -151,3 +180,4 @@ class JobRunner(QObject):
         self.title = ""
         thread.deleteLater()
         self.busy_changed.emit(False)
+        self._set_state(IDLE)

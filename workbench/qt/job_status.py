@@ -31,16 +31,17 @@ class JobStatusWidget(QWidget):
         self.bar.setTextVisible(True)
         self.eta = QLabel("")
         self.pause_button = QPushButton("Pause")
-        self.pause_button.setToolTip("Pause the running job between two steps")
+        self.pause_button.setToolTip("Pause the running job between two steps (Ctrl+Shift+P)")
         self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("Stop the running job after its current step (Esc)")
+        self.cancel_button.setToolTip("Stop the running job after its current step (Ctrl+.)")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for widget in (self.label, self.bar, self.eta, self.pause_button, self.cancel_button):
             layout.addWidget(widget)
-        self.pause_button.clicked.connect(self._toggle_pause)
+        self.pause_button.clicked.connect(runner.toggle_pause)
         self.cancel_button.clicked.connect(runner.cancel)
         runner.busy_changed.connect(self._on_busy)
+        runner.state_changed.connect(self._on_state)
         runner.progress.connect(self._on_progress)
         self._on_busy(False)
 
@@ -50,7 +51,6 @@ class JobStatusWidget(QWidget):
         self.eta.setVisible(busy)
         self.pause_button.setVisible(busy)
         self.cancel_button.setVisible(busy)
-        self.pause_button.setText("Pause")
         self.label.setText(self.runner.title if busy else "Ready")
         if busy:
             self.bar.setRange(0, 0)  # busy indicator until the first Progress arrives
@@ -69,11 +69,16 @@ class JobStatusWidget(QWidget):
         self.label.setText(f"{title}: {message}" if message else title)
         self.eta.setText(format_eta(eta))
 
-    @Slot()
-    def _toggle_pause(self) -> None:
-        if self.runner.paused:
-            self.runner.resume()
-            self.pause_button.setText("Pause")
-        else:
-            self.runner.pause()
-            self.pause_button.setText("Resume")
+    @Slot(str)
+    def _on_state(self, state: str) -> None:
+        """The runner's state is the one truth: the Job menu and the Training panel follow it
+        too, whichever of them paused or resumed."""
+        self.pause_button.setText("Resume" if state == "paused" else "Pause")
+        self.pause_button.setEnabled(state in ("running", "paused"))
+        self.cancel_button.setEnabled(state in ("running", "paused"))
+        if state == "stopping":
+            after = "this epoch (gensim cannot stop inside one)" if self.runner.stop_note \
+                else "the current step"
+            self.label.setText(f"{self.runner.title}: stopping after {after}…")
+        elif state == "paused":
+            self.label.setText(f"{self.runner.title}: paused")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Slot
+from PySide6.QtCore import QSettings, Qt, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -26,6 +26,7 @@ from workbench.qt.job_status import JobStatusWidget
 from workbench.qt.panel import AREAS, Panel
 from workbench.qt.recent_files import RecentFiles
 from workbench.qt.widgets.corpus_open import ask_corpus_file, ask_corpus_folder
+from workbench.qt.window_layout import WindowLayout
 
 # Errors shown to the user also go to stderr, so a terminal, a log or the installer check
 # (packaging/check_linux.py looks for this prefix) sees them.
@@ -46,9 +47,9 @@ class MainWindow(QMainWindow):
         self.controller = controller
         self.settings = settings or QSettings()
         self.recent = RecentFiles(self.settings)
+        self._closing = False  # asked and answered: the window is closing
         self.setWindowTitle("Sequence Workbench")
         self.setObjectName("main-window")
-        self.resize(1400, 900)
         self.setDockNestingEnabled(True)
         self.panels: dict[str, Panel] = {}
         self.help_page: HelpPage | None = None
@@ -59,7 +60,6 @@ class MainWindow(QMainWindow):
         self._build_menus()
         for panel_type in panel_types:
             self.add_panel(panel_type(controller))
-        self._tabify_same_area()
         self.job_status = JobStatusWidget(controller.jobs)
         self.statusBar().addPermanentWidget(self.job_status)
         self.corpus_label = QLabel("No corpus")
@@ -87,37 +87,12 @@ class MainWindow(QMainWindow):
         text = whats_this_html(panel.name)  # Help ▸ What is this? (Shift+F1), then a click
         panel.setWhatsThis(text)
         dock.setWhatsThis(text)
-        self.view_menu.addAction(dock.toggleViewAction())
+        self.view_menu.addAction(dock.toggleViewAction())  # after perspectives and zoom
         actions = panel.menu_actions()
         if actions:
             menu = self._menu_named(panel.menu_title or panel.title)
             for action in actions:
                 menu.addAction(action)
-
-    def _tabify_same_area(self) -> None:
-        first_in_area: dict[str, QDockWidget] = {}
-        for name, panel in self.panels.items():
-            dock = self.docks[name]
-            if panel.area in first_in_area:
-                self.tabifyDockWidget(first_in_area[panel.area], dock)
-            else:
-                first_in_area[panel.area] = dock
-        for dock in first_in_area.values():
-            dock.raise_()
-        self._first_in_area = first_in_area
-
-    def _apply_default_sizes(self) -> None:
-        """Split the window: the top row half and half, the bottom dock 40% of the height.
-        resizeDocks only takes effect once the window has its size, hence after show."""
-        areas = self._first_in_area
-        left, right, bottom = areas.get("left"), areas.get("right"), areas.get("bottom")
-        if left is not None and right is not None:
-            self.resizeDocks([left, right], [self.width() // 2] * 2, Qt.Orientation.Horizontal)
-        top = left or right
-        if bottom is not None and top is not None:  # one dock alone will not move the split
-            height = self.height()
-            self.resizeDocks([top, bottom], [height * 3 // 5, height * 2 // 5],
-                             Qt.Orientation.Vertical)
 
     def show_panel(self, name: str) -> None:
         dock = self.docks[name]
@@ -149,17 +124,16 @@ class MainWindow(QMainWindow):
         file_menu.addAction(quit_action)
 
         self.view_menu = self.menuBar().addMenu("&View")
-        reset = QAction("Reset &layout", self)
-        reset.triggered.connect(self.reset_layout)
-        self.view_menu.addAction(reset)
-        self.view_menu.addSeparator()
+        self._panels_in_view_menu = self.view_menu.addSeparator()  # the panels' toggles follow
 
         job_menu = self.menuBar().addMenu("&Job")
-        pause = QAction("&Pause / resume", self, shortcut=QKeySequence("Ctrl+Shift+P"))
-        pause.triggered.connect(self._toggle_pause)
-        cancel = QAction("&Cancel", self, shortcut=QKeySequence("Ctrl+."))
-        cancel.triggered.connect(self.controller.jobs.cancel)
-        job_menu.addActions([pause, cancel])
+        self.pause_action = QAction("&Pause", self, shortcut=QKeySequence("Ctrl+Shift+P"))
+        self.pause_action.triggered.connect(self.controller.jobs.toggle_pause)
+        self.cancel_action = QAction("&Cancel", self, shortcut=QKeySequence("Ctrl+."))
+        self.cancel_action.triggered.connect(self.controller.jobs.cancel)
+        job_menu.addActions([self.pause_action, self.cancel_action])
+        self.controller.jobs.state_changed.connect(self._on_job_state)
+        self._on_job_state(self.controller.jobs.state)
 
         self.help_menu = self.menuBar().addMenu("&Help")
         started = QAction("&Getting started", self, shortcut=QKeySequence("F1"))
@@ -204,9 +178,12 @@ class MainWindow(QMainWindow):
             self.recent.add(path)
         return started
 
-    def _toggle_pause(self) -> None:
-        runner = self.controller.jobs
-        runner.resume() if runner.paused else runner.pause()
+    @Slot(str)
+    def _on_job_state(self, state: str) -> None:
+        """The Job menu follows the runner's state, as every other Pause/Stop control does."""
+        self.pause_action.setText("&Resume" if state == "paused" else "&Pause")
+        self.pause_action.setEnabled(state in ("running", "paused"))
+        self.cancel_action.setEnabled(state in ("running", "paused"))
 
     @Slot()
     def show_getting_started(self) -> HelpPage:
@@ -258,35 +235,39 @@ class MainWindow(QMainWindow):
     # --- layout -------------------------------------------------------------------------------
 
     def _restore_layout(self) -> None:
-        self._default_state = self.saveState()
-        geometry = self.settings.value("window/geometry")
-        state = self.settings.value("window/state")
-        self._sized = isinstance(state, QByteArray)  # a saved layout keeps its own sizes
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        else:  # first start: most of the screen, since nine panels share it
-            screen = self.screen().availableGeometry()
-            self.resize(max(1400, screen.width() * 9 // 10), max(900, screen.height() * 9 // 10))
-        if isinstance(state, QByteArray):
-            self.restoreState(state)
-
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
-        super().showEvent(event)
-        if not self._sized:
-            self._sized = True
-            QTimer.singleShot(0, self, self._apply_default_sizes)
+        """Size, perspective and zoom as the user left them (window_layout.py)."""
+        self.layout_manager = WindowLayout(self, self.settings)
+        self.layout_manager.add_to(self.view_menu, self._panels_in_view_menu)
+        self.perspectives = self.layout_manager.perspectives
+        self.zoom = self.layout_manager.zoom
+        self.layout_manager.restore()
 
     @Slot()
     def reset_layout(self) -> None:
-        self.restoreState(self._default_state)
-        for dock in self.docks.values():
-            dock.show()
-        self._apply_default_sizes()
+        self.perspectives.reset()
+
+    def confirm_close(self) -> bool:
+        """Ask before quitting while a job runs (training, word vectors, a corpus load)."""
+        runner = self.controller.jobs
+        text = (f"<b>{runner.title}</b> is running. Stop it and quit?<br><br>"
+                "A stopped training run keeps its latest checkpoint: resume it from the "
+                "Training panel's run list.")
+        if runner.stop_note:
+            text += f"<br><br>{runner.stop_note}"
+        answer = QMessageBox.question(
+            self, "Quit Sequence Workbench", text,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
-        self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState())
+        if self.controller.jobs.busy and not self._closing and not self.confirm_close():
+            event.ignore()
+            return
+        self._closing = True
+        self.layout_manager.save()
         self.settings.sync()  # before the shutdown: a thread given up on ends the process
+        self.hide()  # the job stops within a step; no frozen window while it does
         self.controller.shutdown()
         self.collector.stop()
         super().closeEvent(event)

@@ -45,3 +45,69 @@ class GenerationConfig:
 
     def problems(self) -> list[str]:
         return range_problems(self)
+
+
+RECURRENT_ARCHS = ("rnn", "lstm", "gru")
+
+
+def clamp_limits(model_config: dict) -> tuple[str, int, int] | None:
+    """What a clamp can fix in the model of `model_config` (a snapshot's config dict): ("unit",
+    layers, hidden units) for a recurrent language model, ("head", layers, heads) for a
+    transformer, None for a model the console cannot clamp."""
+    arch = str(model_config.get("arch", ""))
+    layers = int(model_config.get("num_layers", 1) or 1)
+    if arch in RECURRENT_ARCHS:
+        return "unit", layers, int(model_config.get("hidden_size", 0) or 0)
+    if arch == "transformer":
+        return "head", layers, int(model_config.get("num_heads", 0) or 0)
+    return None
+
+
+def clamp_problems(model_config: dict, clamp: dict | None) -> list[str]:
+    """Why `clamp` ({"layer", "unit" | "head", "value"}) cannot apply to this model, naming
+    the valid range: a clamp on a unit, head or layer that does not exist would do nothing."""
+    if not clamp:
+        return []
+    limits = clamp_limits(model_config)
+    arch = model_config.get("arch", "?")
+    if limits is None:
+        return [f"This {arch} model cannot be clamped: clamps fix a recurrent unit (RNN, LSTM, "
+                "GRU) or an attention head (transformer)."]
+    kind, layers, size = limits
+    other = "head" if kind == "unit" else "unit"
+    if other in clamp:
+        return [f"A {arch} model has no attention {other}s to clamp: clamp a {kind} instead."
+                if other == "head" else
+                "A transformer has no recurrent units to clamp: clamp a head instead."]
+    problems = []
+    layer, index = int(clamp.get("layer", 0)), int(clamp.get(kind, 0))
+    if not 0 <= layer < layers:
+        problems.append(f"Layer {layer} does not exist: this model has {layers} "
+                        f"layer{'s' if layers != 1 else ''} (0 to {layers - 1}).")
+    if not 0 <= index < size:
+        problems.append(f"{kind.capitalize()} {index} does not exist: each layer has {size} "
+                        f"{kind}s (0 to {size - 1}).")
+    return problems
+
+
+def describe_settings(config: GenerationConfig, clamp: dict | None = None) -> str:
+    """The settings of one generation in a line, for the history: strategy and its
+    parameters, length, seed, stop text and clamp."""
+    parts = [config.strategy]
+    if config.strategy in ("sample", "top-k", "top-p"):
+        parts.append(f"T={config.temperature:g}")
+    if config.strategy == "top-k":
+        parts.append(f"k={config.top_k}")
+    if config.strategy == "top-p":
+        parts.append(f"p={config.top_p:g}")
+    if config.strategy == "beam":
+        parts.append(f"width {config.beam_width}, α={config.length_penalty:g}")
+    parts.append(f"max {config.max_tokens}")
+    if config.strategy in ("sample", "top-k", "top-p"):
+        parts.append(f"seed {config.seed}")
+    if config.stop_sequence:
+        parts.append(f"stop at {config.stop_sequence!r}")
+    if clamp:
+        kind = "unit" if "unit" in clamp else "head"
+        parts.append(f"clamp layer {clamp['layer']} {kind} {clamp[kind]} = {clamp['value']:g}")
+    return ", ".join(parts)

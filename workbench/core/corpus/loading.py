@@ -9,6 +9,10 @@ a guessed encoding is always reported as a warning, never applied silently.
 A bad single file (binary, empty, unreadable, undecodable) fails the job with a message that
 names it and says what to do. In a folder, bad files are skipped and listed in
 `Corpus.skipped`; only a folder with nothing loadable fails.
+
+Cleaning (cleaning.py): the loaded documents are cleaned by the `CleaningConfig` given
+(`Corpus.cleaned` says what went, where), and what the cleaning rules would still remove is
+looked for (`Corpus.cleanable`), so the window can offer it.
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from workbench.core.config.cleaning import CleaningConfig
 from workbench.core.corpus import encodings
+from workbench.core.corpus.cleaning import CleaningReport, clean, detect
 from workbench.core.corpus.statistics import CorpusStats, statistics_steps
 from workbench.core.corpus.text_chunks import Pacer
 from workbench.core.events import Event, JobFinished, Notice, Progress
@@ -52,6 +58,9 @@ class Corpus:
     encodings: dict[str, str] = field(default_factory=dict)  # file -> codec used
     size_bytes: int = 0
     stats: CorpusStats | None = None
+    cleaning: CleaningConfig = field(default_factory=CleaningConfig)  # what was applied
+    cleaned: CleaningReport = field(default_factory=CleaningReport)  # what it removed
+    cleanable: CleaningReport = field(default_factory=CleaningReport)  # what it could remove
 
     @cached_property
     def text(self) -> str:
@@ -214,9 +223,13 @@ def _size(path: Path) -> int:
         return 0
 
 
-def load_corpus_steps(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str | None = None
-                      ) -> Generator[Event, None, Corpus]:
-    """Read, decode and count a corpus; yields events and returns the `Corpus`."""
+def load_corpus_steps(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str | None = None,
+                      cleaning: CleaningConfig | None = None) -> Generator[Event, None, Corpus]:
+    """Read, decode, clean and count a corpus; yields events and returns the `Corpus`."""
+    cleaning = cleaning or CleaningConfig()
+    problems = cleaning.problems()
+    if problems:
+        raise UserFacingError("Cleaning: " + " ".join(problems))
     root = Path(path).expanduser()
     try:
         chosen = encodings.normalize_encoding(encoding)
@@ -257,24 +270,34 @@ def load_corpus_steps(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str 
     if corpus.skipped:
         corpus.warnings.append(f"{len(corpus.skipped)} of {len(files)} files were skipped; "
                                "see the list of skipped files.")
+    yield Progress(progress[0], total or 1, "Looking for Gutenberg headers, markup and "
+                   "control characters")
+    corpus.cleaning = cleaning
+    corpus.documents, corpus.cleaned = clean(corpus.documents, cleaning)
+    corpus.cleanable = detect(corpus.documents)
+    if not any(text.strip() for _, text in corpus.documents):
+        raise UserFacingError("Cleaning removed the whole text of the corpus. Check the exclude "
+                              "pattern (it may match everything) and load it again.")
     corpus.stats = yield from statistics_steps([text for _, text in corpus.documents])
     _ = corpus.text  # join the documents here, in the worker, not later on the GUI thread
     return corpus
 
 
 def load_corpus_job(path: str | Path, glob: str = DEFAULT_GLOB,
-                    encoding: str | None = None) -> JobSpec:
+                    encoding: str | None = None, cleaning: CleaningConfig | None = None
+                    ) -> JobSpec:
     """The loading job: ends with `JobFinished(result=Corpus)` (statistics included)."""
 
     def job(control) -> Iterator[Event]:
-        corpus = yield from load_corpus_steps(path, glob=glob, encoding=encoding)
+        corpus = yield from load_corpus_steps(path, glob=glob, encoding=encoding,
+                                              cleaning=cleaning)
         yield JobFinished(result=corpus)
 
     return JobSpec(f"Loading {Path(path).name}", job)
 
 
-def load_corpus(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str | None = None
-                ) -> Corpus:
+def load_corpus(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str | None = None,
+                cleaning: CleaningConfig | None = None) -> Corpus:
     """Load without a job (scripts, the headless CLI); raises UserFacingError on bad input."""
-    steps = load_corpus_steps(path, glob=glob, encoding=encoding)
+    steps = load_corpus_steps(path, glob=glob, encoding=encoding, cleaning=cleaning)
     return run_to_end(steps)

@@ -24,6 +24,9 @@ from workbench.core.events import EpochEnded, Event, JobFinished, Notice, Progre
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
 
 MIN_ALPHA = 1e-4
+EPOCH_STOP_NOTE = ("Word-vector training stops between epochs: gensim cannot be interrupted "
+                   "inside one. Stopping waits for the epoch in progress; quitting waits at "
+                   "most 5 s for it, then quits without it.")
 
 
 def build_model(config: EmbeddingConfig):
@@ -70,7 +73,8 @@ def train_embeddings_job(text: str, config: EmbeddingConfig, name: str = "corpus
     if problems:
         raise UserFacingError("Invalid word-vector settings: " + " ".join(problems))
     title = f"Training {config.model} on {name}"
-    return JobSpec(title, lambda control: _train(control, text, config, name))
+    return JobSpec(title, lambda control: _train(control, text, config, name),
+                   stop_note=EPOCH_STOP_NOTE)
 
 
 def _train(control: JobControl, text: str, config: EmbeddingConfig, name: str) -> Iterator[Event]:

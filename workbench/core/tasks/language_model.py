@@ -39,7 +39,7 @@ def corpus_tokens_steps(recipe, control: JobControl, tokenizer=None
     if not location.exists():
         raise UserFacingError(f"The recipe's corpus {location} does not exist. Edit [corpus] "
                               "in the recipe to point at a file or folder on this machine.")
-    corpus = yield from load_corpus_steps(location)
+    corpus = yield from load_corpus_steps(location, cleaning=recipe.cleaning)
     digest = corpus_hash(corpus.text)
     if recipe.corpus_sha256 and digest != recipe.corpus_sha256:
         yield Notice(f"The corpus {location} differs from the one this recipe was made with "

@@ -28,6 +28,7 @@ from typing import Any
 
 import tomli_w
 
+from workbench.core.config.cleaning import CleaningConfig, cleaning_from_dict, cleaning_to_dict
 from workbench.core.config.fields import to_dict
 from workbench.core.config.models import config_from_dict, config_to_dict
 from workbench.core.config.tasks import (
@@ -51,6 +52,7 @@ class Recipe:
     corpus_resource: bool = False
     corpus_sha256: str = ""
     task: Any = field(default_factory=LanguageModelTaskConfig)  # a task config dataclass
+    cleaning: CleaningConfig = field(default_factory=CleaningConfig)  # applied to the corpus
 
     @property
     def seed(self) -> int:
@@ -82,6 +84,8 @@ def recipe_to_toml(recipe: Recipe) -> str:
         corpus = {"resource" if recipe.corpus_resource else "path": recipe.corpus_path}
         if recipe.corpus_sha256:
             corpus["sha256"] = recipe.corpus_sha256
+        if recipe.cleaning.active:  # the hash is of the cleaned text: keep how it was cleaned
+            corpus["cleaning"] = cleaning_to_dict(recipe.cleaning)
         document["corpus"] = corpus
     document.update({"task": task_config_to_dict(recipe.task),
                      "tokenizer": to_dict(recipe.tokenizer), "model": model,
@@ -151,9 +155,15 @@ def parse_recipe(text: str, source: str = "recipe", base: Path | None = None) ->
         problems = config.problems()
         if problems:
             raise UserFacingError(f"{source}, [{table}]: " + " ".join(problems))
+    try:
+        cleaning = cleaning_from_dict(dict(corpus.get("cleaning", {})))
+    except (TypeError, ValueError) as exc:
+        raise UserFacingError(f"{source}, [corpus] cleaning: {exc}") from None
+    if cleaning.problems():
+        raise UserFacingError(f"{source}, [corpus] cleaning: " + " ".join(cleaning.problems()))
     return Recipe(name=str(data.get("name", "run")), corpus_path=corpus_path, model=model,
                   tokenizer=tokenizer, training=training, corpus_resource=is_resource,
-                  corpus_sha256=str(corpus.get("sha256", "")), task=task)
+                  corpus_sha256=str(corpus.get("sha256", "")), task=task, cleaning=cleaning)
 
 
 def load_recipe(path: str | Path) -> Recipe:
@@ -163,3 +173,41 @@ def load_recipe(path: str | Path) -> Recipe:
     except (OSError, UnicodeDecodeError) as exc:
         raise UserFacingError(f"Cannot read the recipe {path}: {exc}.") from None
     return parse_recipe(text, source=str(path), base=path.parent)
+
+
+def corpus_label(recipe: Recipe) -> str:
+    """The corpus a recipe trains on, as a short name ('shakespeare-small'), or ''."""
+    return Path(recipe.corpus_path).stem if recipe.corpus_path else ""
+
+
+def run_name(recipe: Recipe) -> str:
+    """The name a run of `recipe` starts with: the recipe's name, with its architecture and
+    corpus added when the name lacks them ('char-lstm' on shakespeare-small ->
+    'char-lstm-shakespeare-small'), so runs of one recipe on two corpora, or two models
+    started from the same preset, can be told apart (the user may rename a run later)."""
+    parts = [recipe.name or "run"]
+    arch = str(getattr(recipe.model, "arch", ""))
+    corpus = corpus_label(recipe)
+    for part in (arch, corpus):
+        if part and part.lower() not in "-".join(parts).lower():
+            parts.append(part)
+    return "-".join(parts)
+
+
+def describe(recipe: Recipe) -> str:
+    """What a recipe trains, in a line: 'LSTM, 1 layer × 256, on shakespeare-small (char
+    tokens), 2,000 steps'."""
+    model = recipe.model
+    shape = []
+    layers = getattr(model, "num_layers", None)
+    width = getattr(model, "hidden_size", None) or getattr(model, "d_model", None)
+    if layers and width:
+        shape.append(f"{layers} layer{'s' if layers != 1 else ''} × {width}")
+    text = ", ".join([getattr(model, "title", "") or getattr(model, "arch", "model")] + shape)
+    corpus = corpus_label(recipe)
+    if corpus:
+        text += f", on {corpus} ({recipe.tokenizer.kind} tokens)"
+    task = getattr(recipe.task, "name", "language_model")
+    if task != "language_model":
+        text += f", task {getattr(recipe.task, 'title', task)}"
+    return f"{text}, {recipe.training.max_steps:,} steps"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from workbench.core.events import Event
 from workbench.core.jobs import JobControl, UserFacingError
-from workbench.core.training.recipe import Recipe, load_recipe, recipe_to_toml
+from workbench.core.training.recipe import Recipe, load_recipe, recipe_to_toml, run_name
 from workbench.core.training.trainer import TrainRequest, train_steps
 
 
@@ -33,9 +33,9 @@ def recipe_train_steps(recipe: Recipe, control: JobControl, run_dir: Path | None
     `distributed` (a TorchrunEnv) when this process is one rank of a torchrun job."""
     data = yield from task_data_steps(recipe, control)
     request = TrainRequest(data, recipe.model, recipe.training, run_dir=run_dir,
-                           run_name=recipe.name, recipe_toml=recipe_to_toml(recipe),
+                           run_name=run_name(recipe), recipe_toml=recipe_to_toml(recipe),
                            hooks=hooks, gui=gui, task=recipe.task, distributed=distributed)
-    yield from train_steps(request)
+    yield from train_steps(request, control)
 
 
 def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None = None,
@@ -65,6 +65,6 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
                               "(or pass --max-steps) to train it further.")
     data = yield from task_data_steps(recipe, control, saved.meta.get("tokenizer"))
     request = TrainRequest(data, recipe.model, recipe.training, run_dir=run_dir,
-                           run_name=recipe.name, resume=True, hooks=hooks, gui=gui,
+                           run_name=run_name(recipe), resume=True, hooks=hooks, gui=gui,
                            task=recipe.task, distributed=distributed)
-    yield from train_steps(request)
+    yield from train_steps(request, control)

@@ -248,3 +248,16 @@ def list_runs(root: Path | None = None) -> list[Path]:
     if not root.is_dir():
         return []
     return sorted(p for p in root.iterdir() if (p / "metrics.jsonl").is_file())
+
+
+def describe_run(path: Path) -> str:
+    """What the run in `path` trains, from its recipe ('' when it has none or it is damaged)."""
+    from workbench.core.training.recipe import describe, load_recipe
+
+    recipe_path = Path(path) / "recipe.toml"
+    if not recipe_path.is_file():
+        return ""
+    try:
+        return describe(load_recipe(recipe_path))
+    except (UserFacingError, AttributeError, TypeError, ValueError):
+        return ""

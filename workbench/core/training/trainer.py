@@ -16,6 +16,10 @@ Events, in order within a step: `StepLogged` + `Progress` every `log_every` step
 steps, `CheckpointSaved("latest")` every `checkpoint_every` steps and at the end. A stopped job
 still writes its latest checkpoint (in `finally`), so every run can be resumed; a rank sent
 SIGINT/SIGTERM ends the loop of every rank after the same step, with a checkpoint.
+
+Stop and pause act between any two steps, not only at the events: the loop looks at the job's
+`JobControl` before each step (two flag reads, nothing measurable next to a step; see
+benchmarks/README.md), so a run logging every 10 steps still stops within one step.
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ from workbench.core.events import (
     SnapshotReady,
     StepLogged,
 )
-from workbench.core.jobs import JobSpec, UserFacingError
+from workbench.core.jobs import JobCancelledError, JobControl, JobSpec, UserFacingError
 from workbench.core.tasks import build_task
 from workbench.core.training import checkpoints, runs
 from workbench.core.training.evaluation import ModelHooks
@@ -131,6 +135,7 @@ class Trainer:
         self.log = runs.RunLog(self.run_dir) if ctx.is_writer else runs.SilentLog()
         self.active_s = 0.0  # time spent training, pauses and consumers left out
         self._progress_at = -PROGRESS_EVERY_S
+        self.control: JobControl | None = None  # looked at before every step when given
 
     # --- resume and checkpoints -----------------------------------------------------------------
 
@@ -177,6 +182,19 @@ class Trainer:
 
     # --- the loop -------------------------------------------------------------------------------
 
+    def _between_steps(self) -> None:
+        """Wait while paused (not counted as training time), stop when asked: within a step
+        of the request, whatever the logging interval."""
+        control = self.control
+        if control is None:
+            return
+        if control.paused:
+            paused_at = time.perf_counter()
+            control.wait_if_paused()
+            self._since += time.perf_counter() - paused_at
+        if control.stop_requested:
+            raise JobCancelledError
+
     def _emit(self, event: Event) -> Iterator[Event]:
         """Yield one event, writing it to the run log; time away from training is not counted."""
         self.active_s += time.perf_counter() - self._since
@@ -197,6 +215,7 @@ class Trainer:
             for text in self.notices:
                 yield from self._emit(Notice(text))
             while self.step < config.max_steps:
+                self._between_steps()
                 step = self.step
                 batch = self.ctx.shard(task.batch(step))
                 lr = lr_at(config, step, self.guard.lr_scale)
@@ -278,7 +297,8 @@ class Trainer:
         metrics = {"val_loss": result.loss, **result.metrics}
         snapshot = self.hooks.snapshot(self.model, self.task.vocabulary(), self.step, metrics,
                                        self.request.run_name)
-        snapshot = dataclasses.replace(snapshot, task=task_config_to_dict(self.task.config))
+        snapshot = dataclasses.replace(snapshot, task=task_config_to_dict(self.task.config),
+                                       run_dir=str(self.run_dir))
         yield from self._emit(SnapshotReady(snapshot))
         if result.loss < self.best_val:
             self.best_val = result.loss
@@ -293,10 +313,12 @@ def _clone(state):
     return type(state)(_clone(s) for s in state)
 
 
-def train_steps(request: TrainRequest) -> Iterator[Event]:
-    """The training events of one request (set-up happens when the generator starts)."""
+def train_steps(request: TrainRequest, control: JobControl | None = None) -> Iterator[Event]:
+    """The training events of one request (set-up happens when the generator starts). With
+    `control`, stop and pause act before any step, not only between events."""
     yield Progress(0, None, "Building the model")
     trainer = Trainer(request)
+    trainer.control = control
     yield RunStarted(str(trainer.run_dir), request.run_name,
                      trainer.step if request.resume else 0, request.task_config.name)
     yield from trainer.run()
@@ -305,4 +327,4 @@ def train_steps(request: TrainRequest) -> Iterator[Event]:
 def train_job(request: TrainRequest, title: str = "") -> JobSpec:
     arch = getattr(request.model_config, "arch", "model")
     verb = "Resuming" if request.resume else "Training"
-    return JobSpec(title or f"{verb} {arch}", lambda control: train_steps(request))
+    return JobSpec(title or f"{verb} {arch}", lambda control: train_steps(request, control))

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QComboBox, QTabWidget
 from workbench.core.trace import Trace
 from workbench.core.worked.attention import attention_computation
 from workbench.qt.inspector import InspectorPanel
-from workbench.qt.widgets.boxes import column, series_colour
+from workbench.qt.widgets.boxes import column, readable, series_colour
 from workbench.qt.widgets.cell_equations import attention_card, card_html, wrap
 from workbench.qt.widgets.heatmap import Heatmap, ticks
 from workbench.qt.widgets.plot_export import PlotExportBar
@@ -57,14 +57,14 @@ class AttentionPanel(InspectorPanel):
         self.stat_box.currentIndexChanged.connect(self._draw_history)
         self.heatmap = Heatmap("", "key (attended token)", "query token", name="attention",
                                on_error=controller.report_error)
-        self.grid = pg.GraphicsLayoutWidget()
+        self.grid = readable(pg.GraphicsLayoutWidget())
         self.grid.setBackground("w")
         self.thumbnails: dict[tuple[int, int], pg.ImageItem] = {}
-        self.lines = pg.PlotWidget(background="w")
+        self.lines = readable(pg.PlotWidget(background="w"))
         self.lines.hideAxis("bottom")
         self.lines.hideAxis("left")
         self.lines.invertY(True)
-        self.history_plot = pg.PlotWidget(background="w")
+        self.history_plot = readable(pg.PlotWidget(background="w"))
         self.history_plot.setLabel("bottom", "training step")
         self.history_plot.addLegend(offset=(-5, 5))  # top right: curves start top left
         self.positional = Heatmap("", "dimension", "position", name="positional_encoding",

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QLabel, QSlider, QSplitter, QTabWidget
 from workbench.core.trace import Trace
 from workbench.core.worked.recurrent import layer_input, step_computation
 from workbench.qt.inspector import InspectorPanel
-from workbench.qt.widgets.boxes import column, row
+from workbench.qt.widgets.boxes import column, readable, row
 from workbench.qt.widgets.cell_equations import card_html
 from workbench.qt.widgets.heatmap import Heatmap
 from workbench.qt.widgets.plot_export import PlotExportBar
@@ -75,7 +75,7 @@ class GatesPanel(InspectorPanel):
                                on_error=controller.report_error)
         self.heatmap.clicked.connect(self._on_cell)
         # unit view: curve + coloured text
-        self.curve_plot = pg.PlotWidget(background="w")
+        self.curve_plot = readable(pg.PlotWidget(background="w"))
         self.curve_plot.showGrid(x=True, y=True, alpha=0.3)
         self.curve = self.curve_plot.plot(pen=pg.mkPen("#1f77b4", width=2), symbol="o",
                                           symbolSize=4)
@@ -85,7 +85,7 @@ class GatesPanel(InspectorPanel):
         unit_tab = column(self.curve_plot, PlotExportBar(
             self.curve_plot, self._curve_data, "unit", controller.report_error), self.text_view)
         # saturation scatter with a slider over snapshots
-        self.scatter_plot = pg.PlotWidget(background="w")
+        self.scatter_plot = readable(pg.PlotWidget(background="w"))
         self.scatter_plot.setLabel("bottom", "fraction of steps &lt; 0.1 (shut)")
         self.scatter_plot.setLabel("left", "fraction of steps &gt; 0.9 (open)")
         self.scatter_plot.setRange(xRange=(0, 1), yRange=(0, 1))

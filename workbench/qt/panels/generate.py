@@ -3,8 +3,10 @@
 Tokens arrive as `TokenGenerated` events from a cancellable query on a snapshot (the session's
 latest, or a checkpoint the user opens). Hover a token for its probability, entropy, rank and
 the top alternatives; click one to re-sample from there (the text before it becomes the
-prompt, with the next seed). A unit or attention head can be clamped while generating. Every
-generation goes into the history.
+prompt, with the next seed). A unit or attention head can be clamped while generating: the
+boxes offer the snapshot's own layers, units and heads, and a clamp on one that does not exist
+is refused with the valid range. Every generation goes into the history with its settings and
+clamp.
 """
 
 from __future__ import annotations
@@ -30,7 +32,12 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from workbench.core.config.generation import GenerationConfig
+from workbench.core.config.generation import (
+    GenerationConfig,
+    clamp_limits,
+    clamp_problems,
+    describe_settings,
+)
 from workbench.core.events import JobFailed, Progress, TokenGenerated
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, row
@@ -57,7 +64,8 @@ class GeneratePanel(Panel):
         self.loaded = False  # a checkpoint the user opened replaces the session's snapshots
         self.tokens: list[TokenGenerated] = []
         self.prompt_used = ""
-        self.history: list[tuple[str, str, GenerationConfig]] = []
+        # (prompt, text, settings, clamp, the snapshot's label) of every generation
+        self.history: list[tuple[str, str, GenerationConfig, dict | None, str]] = []
         self._generating = False
         self._dirty = False
         self.source = QLabel()
@@ -143,7 +151,21 @@ class GeneratePanel(Panel):
             self.source.setText("No model yet: train one or open a checkpoint.")
         else:
             self.source.setText(f"Model: {self.snapshot.label}")
+            self._fit_clamp_boxes()
         self.generate_button.setEnabled(self.snapshot is not None and not self._generating)
+
+    def _fit_clamp_boxes(self) -> None:
+        """Offer the snapshot's own layers and units (or heads): the boxes stop at the last."""
+        limits = clamp_limits(self.snapshot.model_config)
+        self.clamp_on.setEnabled(limits is not None)
+        if limits is None:
+            self.clamp_on.setChecked(False)
+            return
+        kind, layers, size = limits
+        self.clamp_kind.setCurrentText(kind)
+        self.clamp_layer.setRange(0, max(layers - 1, 0))
+        self.clamp_index.setRange(0, max(size - 1, 0))
+        self.clamp_index.setToolTip(f"0 to {size - 1}: this model has {size} {kind}s a layer")
 
     def ask_checkpoint(self) -> None:
         path = ask_checkpoint_path(self)
@@ -172,13 +194,19 @@ class GeneratePanel(Panel):
                                          "checkpoint, and fix the settings marked in red.")
             return False
         prompt = self.prompt.toPlainText() if prompt is None else prompt
+        clamp = self.clamp()
+        problems = clamp_problems(self.snapshot.model_config, clamp)
+        if problems:  # it would silently do nothing: say why and what would work
+            self.controller.report_error("Clamp refused: " + " ".join(problems))
+            return False
         try:
             spec = self.controller.backend.inspection.generation_job(
-                self.snapshot, prompt, config, self.clamp())
+                self.snapshot, prompt, config, clamp)
         except Exception as exc:  # noqa: BLE001 - bad settings: say what to change
             self.controller.report_error(str(exc))
             return False
         self.tokens, self.prompt_used, self._config = [], prompt, config
+        self._clamp, self._source = clamp, self.snapshot.label
         self._generating = True
         self.generate_button.setEnabled(False)
         self.stop_button.setEnabled(True)
@@ -215,12 +243,15 @@ class GeneratePanel(Panel):
 
     def _on_done(self, result: Any) -> None:
         self._finish()
-        self.history.append((self.prompt_used, result.text, self._config))
+        self.history.append((self.prompt_used, result.text, self._config, self._clamp,
+                             self._source))
         stopped = getattr(result, "stopped_by", "")
         first = self.prompt_used.strip().splitlines()[0][:40] if self.prompt_used.strip() else ""
-        self.history_list.addItem(f"{first or '(empty prompt)'} → {len(self.tokens)} tokens, "
-                                  f"{self._config.strategy}, seed {self._config.seed} "
-                                  f"({stopped})")
+        settings = describe_settings(self._config, self._clamp)
+        self.history_list.addItem(f"{first or '(empty prompt)'} → {len(self.tokens)} tokens: "
+                                  f"{settings} ({stopped})")
+        item = self.history_list.item(self.history_list.count() - 1)
+        item.setToolTip(f"{self._source}\n{settings}\nstopped by: {stopped}")
 
     def _on_stop(self, outcome: Any) -> None:
         self._finish()
@@ -267,6 +298,7 @@ class GeneratePanel(Panel):
     def _show_history(self, row_index: int) -> None:
         if self._generating or not 0 <= row_index < len(self.history):
             return
-        prompt, text, _config = self.history[row_index]
+        prompt, text, config, clamp, source = self.history[row_index]
         self.output.show_text(prompt, text)
+        self.info.setText(html.escape(f"{source}: {describe_settings(config, clamp)}"))
 

@@ -8,6 +8,7 @@ Elman RNN, LSTM and GRU runs a user opened can be compared on one plot.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -17,7 +18,7 @@ from PySide6.QtWidgets import QCheckBox, QPushButton, QTabWidget
 
 from workbench.core.trace import Trace
 from workbench.qt.inspector import InspectorPanel
-from workbench.qt.widgets.boxes import column, series_colour
+from workbench.qt.widgets.boxes import column, readable, series_colour
 from workbench.qt.widgets.cell_equations import card_html
 from workbench.qt.widgets.log_axis import log_axes
 from workbench.qt.widgets.plot_export import PlotExportBar
@@ -33,8 +34,9 @@ class GradientsPanel(InspectorPanel):
 
     def __init__(self, controller, parent=None) -> None:
         super().__init__(controller, parent)
-        # run label -> (step, {layer name: norms (T-1,)}); one entry per run shown
-        self.runs: dict[str, tuple[int, dict[str, np.ndarray]]] = {}
+        # run folder (the label when a snapshot has none) -> (legend label, step, {layer name:
+        # norms (T-1,)}): one entry per run, keyed by folder since two runs may share a name
+        self.runs: dict[str, tuple[str, int, dict[str, np.ndarray]]] = {}
         self.tokens: list[str] = []
         self.log_scale = QCheckBox("Log scale")
         self.log_scale.setChecked(True)
@@ -44,7 +46,7 @@ class GradientsPanel(InspectorPanel):
         self.normalise.toggled.connect(self._draw)
         clear = QPushButton("Clear other runs")
         clear.clicked.connect(self.clear_other_runs)
-        self.plot = pg.PlotWidget(background="w", axisItems=log_axes("left"))
+        self.plot = readable(pg.PlotWidget(background="w", axisItems=log_axes("left")))
         self.plot.setLabel("bottom", "time step t (probe token)")
         self.plot.setLabel("left", "‖∂L_T/∂h_t‖")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
@@ -71,7 +73,10 @@ class GradientsPanel(InspectorPanel):
                               "gradient through time is for RNN, LSTM and GRU.")
             return
         self.tokens = list(trace.token_text)
-        self.runs[label] = (int(trace.extras.get("step", 0)), norms)
+        key = (snapshot.run_dir if snapshot is not None else "") or label
+        if any(other == label and k != key for k, (other, _, _) in self.runs.items()):
+            label = f"{label} [{Path(key).name}]"  # the same name, another folder
+        self.runs[key] = (label, int(trace.extras.get("step", 0)), norms)
         self._draw()
 
     def clear_other_runs(self) -> None:
@@ -82,7 +87,7 @@ class GradientsPanel(InspectorPanel):
     def curves(self) -> list[tuple[str, np.ndarray]]:
         """(legend name, y values as drawn) for every curve on the plot."""
         out = []
-        for label, (step, norms) in self.runs.items():
+        for label, step, norms in self.runs.values():
             for layer, values in norms.items():
                 y = np.asarray(values, dtype=np.float64)
                 if self.normalise.isChecked() and len(y) and y[-1] > 0:
@@ -94,7 +99,7 @@ class GradientsPanel(InspectorPanel):
         self.plot.clear()
         self.legend.clear()
         self.plot.setLogMode(y=self.log_scale.isChecked())
-        for run_index, (label, (step, norms)) in enumerate(self.runs.items()):
+        for run_index, (label, step, norms) in enumerate(self.runs.values()):
             for layer_index, layer in enumerate(norms):
                 name = f"{label} @ {step}: {layer}"
                 y = dict(self.curves())[name]

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.trace import Trace
 from workbench.qt.inspector import InspectorPanel
-from workbench.qt.widgets.boxes import column
+from workbench.qt.widgets.boxes import column, readable
 from workbench.qt.widgets.heatmap import visible_token
 from workbench.qt.widgets.plot_export import PlotExportBar
 
@@ -63,11 +63,11 @@ class NextTokenPanel(InspectorPanel):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.currentCellChanged.connect(lambda row, *_: self.select_position(row))
-        self.bars_plot = pg.PlotWidget(background="w")
+        self.bars_plot = readable(pg.PlotWidget(background="w"))
         self.bars_plot.setLabel("left", "probability")
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush="#0072B2")
         self.bars_plot.addItem(self.bars)
-        self.path_plot = pg.PlotWidget(background="w")
+        self.path_plot = readable(pg.PlotWidget(background="w"))
         self.path_plot.setAspectLocked(False)
         self.tabs = QTabWidget()
         self.tabs.addTab(column(self.bars_plot, PlotExportBar(

@@ -5,6 +5,18 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout, QSlider, QVBoxLayout, QWidget
 
+# A plot is readable down to this height (title, a few y ticks apart, the curve, the x axis):
+# below it the panel scrolls instead of squeezing the plot. Zoom scales it (qt/zoom.py).
+PLOT_MIN_HEIGHT = 150
+
+
+def readable(plot: QWidget, rows: int = 1) -> QWidget:
+    """Give a plot widget (of `rows` plots stacked) the readable minimum height (a layout of
+    plots has margins around them too)."""
+    margins = 20 if isinstance(plot, pg.GraphicsLayoutWidget) else 0
+    plot.setMinimumHeight(rows * PLOT_MIN_HEIGHT + margins)
+    return plot
+
 
 def column(*widgets: QWidget, stretch_plots: bool = True) -> QWidget:
     """Widgets top to bottom; plots take the spare height."""

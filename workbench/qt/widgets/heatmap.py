@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.qt.widgets.boxes import readable
 from workbench.qt.widgets.plot_export import ask_export, export_csv, export_png, export_svg
 
 MAX_LABELS = 48  # more tick labels than this would overlap; show every n-th instead
@@ -81,7 +82,7 @@ class Heatmap(QWidget):
         self.image.mouseClickEvent = self._on_click
         self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
         self.plot.setTitle(title or "Probe a model to see this view.")
-        self.view.setMinimumHeight(160)
+        readable(self.view)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 1)

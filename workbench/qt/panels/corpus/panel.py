@@ -5,7 +5,9 @@ After a corpus loads, the panel tokenizes it at once with the current tokenizer 
 without visiting this panel. Opening goes through the window when it offers `open_corpus`
 (that records recent files), else straight through the controller. The Filter and Encoding
 boxes are published as `controller.corpus_options`, so the File menu, recent files and the
-command line load with them too, not only this panel's buttons.
+command line load with them too, not only this panel's buttons; so are the cleaning settings
+(cleaning_bar.py), which the panel offers when a text carries a Gutenberg header and footer,
+markup or control characters.
 """
 
 from __future__ import annotations
@@ -28,10 +30,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.config.cleaning import CleaningConfig
 from workbench.core.corpus.encodings import ENCODING_CHOICES
 from workbench.core.corpus.loading import DEFAULT_GLOB, DOCUMENT_SEPARATOR, Corpus
 from workbench.core.resources import default_corpus_path, full_corpus_path, resource_path
 from workbench.qt.panel import Panel
+from workbench.qt.panels.corpus.cleaning_bar import CleaningBar
 from workbench.qt.panels.corpus.stats_view import CharacterTable, StatsView, TopWordsTable
 from workbench.qt.panels.corpus.text_preview import TextPreview
 from workbench.qt.panels.corpus.tokenizer_view import TokenizerView
@@ -59,6 +63,7 @@ class CorpusPanel(Panel):
     def __init__(self, controller, parent: QWidget | None = None) -> None:
         super().__init__(controller, parent)
         self.corpus: Corpus | None = None
+        self.cleaning = CleaningConfig()  # how the next load cleans the text
         self.setAcceptDrops(True)
         self._build_source_row()
         self.header = QLabel("No corpus loaded. Open a file or folder, or drop one here.")
@@ -71,6 +76,8 @@ class CorpusPanel(Panel):
         self.problems.setObjectName("corpus-problems")
         self.problems.setMaximumHeight(90)
         self.problems.setVisible(False)
+        self.cleaning_bar = CleaningBar()
+        self.cleaning_bar.apply_requested.connect(self.apply_cleaning)
         self.stats_view = StatsView(on_error=controller.report_error)
         self.top_words = TopWordsTable()
         self.characters = CharacterTable()
@@ -88,6 +95,7 @@ class CorpusPanel(Panel):
         layout.addWidget(self.header)
         layout.addWidget(self.credit)
         layout.addWidget(self.problems)
+        layout.addWidget(self.cleaning_bar)
         layout.addWidget(self.tabs, 1)
         controller.corpus_changed.connect(self.show_corpus)
         controller.tokens_changed.connect(self.show_tokens)
@@ -139,9 +147,9 @@ class CorpusPanel(Panel):
 
     # --- opening ------------------------------------------------------------------------------
 
-    def options(self) -> dict[str, str]:
+    def options(self) -> dict:
         return {"glob": self.glob.text().strip() or DEFAULT_GLOB,
-                "encoding": self.encoding.currentText().strip()}
+                "encoding": self.encoding.currentText().strip(), "cleaning": self.cleaning}
 
     def _publish_options(self, *_args) -> None:
         self.controller.corpus_options = self.options()
@@ -169,6 +177,14 @@ class CorpusPanel(Panel):
     def reload(self) -> None:
         if self.corpus is not None:
             self.open_path(self.corpus.path)
+
+    def apply_cleaning(self, config: CleaningConfig) -> bool:
+        """Clean this way from now on: the corpus loads again, cleaned."""
+        self.cleaning = config
+        self._publish_options()
+        if self.corpus is None:
+            return False
+        return self.open_path(self.corpus.path)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
@@ -205,6 +221,9 @@ class CorpusPanel(Panel):
         for name, reason in corpus.skipped:
             self.problems.addItem(f"Skipped {name}: {reason}")
         self.problems.setVisible(self.problems.count() > 0)
+        self.cleaning = corpus.cleaning  # what this corpus was loaded with
+        self._publish_options()
+        self.cleaning_bar.show_corpus(corpus)
         for view in (self.stats_view, self.top_words, self.characters):
             view.show_stats(stats)
         starts, offset = [], 0

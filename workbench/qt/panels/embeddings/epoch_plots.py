@@ -5,6 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from workbench.qt.widgets.boxes import readable
 from workbench.qt.widgets.plot_export import PlotExportBar
 
 LOSS_NOTE = (
@@ -20,7 +21,7 @@ LOSS_NOTE = (
 class EpochPlots(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.layout_widget = pg.GraphicsLayoutWidget()
+        self.layout_widget = readable(pg.GraphicsLayoutWidget())
         self.layout_widget.setBackground("w")
         self.loss_plot = self.layout_widget.addPlot(title="Loss per epoch")
         self.eval_plot = self.layout_widget.addPlot(title="Evaluation per epoch")

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.jobs import UserFacingError
+from workbench.qt.widgets.boxes import readable
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.point_cloud import PointCloudItem
 
@@ -70,7 +71,7 @@ class MapView(QWidget):
         self.status = QLabel(" ".join(["Train or import vectors, then draw a map.",
                                        *self.unavailable.values()]))
         self.status.setWordWrap(True)
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = readable(pg.PlotWidget(background="w"))
         self.bands: list[pg.ScatterPlotItem] = []
         self.labels: list[pg.TextItem] = []
         self.found_labels: list[pg.TextItem] = []

@@ -67,12 +67,14 @@ class TrainingControls(QWidget):
         self.start.setEnabled(self.start.isEnabled() and config is not None
                               and not self.form.problems())
 
-    def set_running(self, running: bool, paused: bool = False) -> None:
+    def set_running(self, running: bool, paused: bool = False, stopping: bool = False) -> None:
         self.start.setEnabled(not running and not self.form.problems())
-        self.pause.setEnabled(running)
-        self.stop.setEnabled(running)
+        self.pause.setEnabled(running and not stopping)
+        self.stop.setEnabled(running and not stopping)
         self.pause.setText("Resume" if paused else "Pause")
         self.form.setEnabled(not running)
+        if stopping:
+            self.progress.setFormat("stopping after this step…")
         if not running:
             self.eta.setText("")
 

@@ -42,6 +42,10 @@ class CurveItem(pg.GraphicsObject):
             self._log_y = y_mode
             self._rebuild()
 
+    def zoom_pen(self) -> QPen:
+        """Its pen, for zoom.py (which sets it wider in presentation mode)."""
+        return self._pen
+
     def setPen(self, pen: QPen) -> None:  # noqa: N802
         self._pen = QPen(pen)
         self._pen.setCosmetic(True)

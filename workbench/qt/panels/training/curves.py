@@ -10,7 +10,8 @@ Each run draws its raw training curve faint behind an EMA-smoothed one, validati
 top, and a red dashed line where the divergence guard rolled back. `redraw()` only touches runs
 whose data changed since the last call; the panel calls it from a ~30 Hz timer, never per
 event. Each curve is decimated to about two points per pixel column (lows and highs kept), and
-the ranges follow the data in steps (curve_ranges), so 100k points stay smooth.
+the ranges follow the data in steps (curve_ranges), so 100k points stay smooth. Hovering a
+plot shows the step and each visible run's value there (curve_readout).
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QFrame,
     QGraphicsItem,
     QHBoxLayout,
     QLabel,
+    QScrollArea,
     QSlider,
     QVBoxLayout,
     QWidget,
@@ -34,6 +37,7 @@ from PySide6.QtWidgets import (
 from workbench.core.config.tasks import DEFAULT_TASK, curves_of
 from workbench.qt.panels.training.curve_item import CurveItem
 from workbench.qt.panels.training.curve_ranges import RangeFollower
+from workbench.qt.panels.training.curve_readout import CurveReadout
 from workbench.qt.panels.training.rollback_marks import COLOUR as ROLLBACK_COLOUR
 from workbench.qt.panels.training.rollback_marks import RollbackMarks
 from workbench.qt.panels.training.series import (
@@ -44,6 +48,7 @@ from workbench.qt.panels.training.series import (
     metric_source,
     runs_csv,
 )
+from workbench.qt.widgets.boxes import readable
 from workbench.qt.widgets.log_axis import log_axes
 from workbench.qt.widgets.plot_export import PlotExportBar
 
@@ -98,6 +103,7 @@ class CurvesView(QWidget):
         self._decimators: dict[tuple, PeakDecimator] = {}
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
+        self.readout = CurveReadout(self)
         self.plots: dict[str, pg.PlotItem] = {}
         self.specs: tuple[PlotSpec, ...] = ()
         self.unit = "token"
@@ -139,7 +145,14 @@ class CurvesView(QWidget):
                            "its curves.")
         self.hint.setStyleSheet("color: #666; padding: 2px;")
         layout.addWidget(self.hint)
-        layout.addWidget(self.graphics, 1)
+        # the plots keep a readable height each and scroll on a small screen, rather than
+        # shrinking to their x axes
+        self.scroller = QScrollArea()
+        self.scroller.setWidgetResizable(True)
+        self.scroller.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroller.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroller.setWidget(self.graphics)
+        layout.addWidget(self.scroller, 1)
         legend = QLabel("solid: training (smoothed) · faint: raw · dots: validation · "
                         f"<span style='color:{ROLLBACK_COLOUR}'>red dashes: divergence "
                         "rollback</span>")
@@ -188,6 +201,8 @@ class CurvesView(QWidget):
                                       on_manual=self._stopped_following)
         self.follower.following = following
         self.plots["loss"].vb.sigXRangeChanged.connect(self._view_moved)
+        readable(self.graphics, rows=(len(specs) + 2) // 3)
+        self.readout.attach(self.plots)
         self._refit = True
 
     def _title(self, spec: PlotSpec) -> str:

@@ -13,13 +13,15 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from workbench.core.config.models import LstmConfig
 from workbench.core.events import (
     TERMINAL_EVENTS,
     DivergenceHandled,
     Event,
+    JobFailed,
+    JobFinished,
     JobStarted,
     RunStarted,
     SampleGenerated,
@@ -50,6 +52,7 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         self.series: dict[str, RunSeries] = {}
         self.live_key = ""
         self.recipe = None  # a recipe opened from a file: Train then trains it
+        self.last_notice = ""  # what the end of the last run said
         self._counter = itertools.count(1)
         self._follow_state: dict[str, dict] = {}  # followed run folder -> what the bar shows
         self.follow_bar = FollowBar()
@@ -73,6 +76,11 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.follow_bar)
+        # which run the sample log and this header show: the one selected in the run list
+        self.run_header = QLabel(objectName="run-header", wordWrap=True)
+        self.run_header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.run_header.hide()
+        layout.addWidget(self.run_header)
         layout.addWidget(split, 1)
         self.timer = QTimer(self)
         self.timer.setInterval(REDRAW_MS)
@@ -96,6 +104,7 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         controller.job_event.connect(self._on_job_event)
         controller.jobs.progress.connect(self._on_progress)
         controller.jobs.busy_changed.connect(self._on_busy)
+        controller.jobs.state_changed.connect(self._on_job_state)
         controller.tokens_changed.connect(self._describe)
         controller.model_config_changed.connect(self._describe)
         self._list_past_runs()
@@ -193,11 +202,16 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         return self.controller.run_query(spec, on_result=self.controller.set_snapshot)
 
     def toggle_pause(self) -> None:
-        jobs = self.controller.jobs
-        if not self.live_key or not jobs.busy:
-            return
-        (jobs.resume if jobs.paused else jobs.pause)()
-        self.controls.set_running(True, paused=jobs.paused)
+        if self.live_key and self.controller.jobs.busy:
+            self.controller.jobs.toggle_pause()  # the buttons follow the runner's state
+
+    @Slot(str)
+    def _on_job_state(self, state: str) -> None:
+        """Pause/Resume/Stop show the job runner's state, whoever changed it (these buttons,
+        the status bar, the Job menu or its shortcut)."""
+        if self.live_key:
+            self.controls.set_running(state != "idle", paused=state == "paused",
+                                      stopping=state == "stopping")
 
     def stop_training(self) -> None:
         if self.live_key and self.controller.jobs.busy:
@@ -217,6 +231,7 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         elif isinstance(event, SnapshotReady):
             self.controller.set_snapshot(event.snapshot)
         elif isinstance(event, TERMINAL_EVENTS):
+            self._announce_end(event)
             self._end_live()
         else:
             self.series[self.live_key].add(event)
@@ -247,6 +262,27 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
                                                     colour=series.colour)
         self.controller.run_changed.emit(event.run_dir)
         self._refresh_runs()
+        self.show_header(event.run_dir)
+
+    def _announce_end(self, event: Event) -> None:
+        """Say that training ended, and how, where the user will see it: the status bar, the
+        sample log, and the taskbar (the window asks for attention when it is not in front)."""
+        series = self.series.get(self.live_key)
+        if series is None or isinstance(event, JobFailed):  # a failure has its own message
+            return
+        step = int(series.train["step"][-1]) if series.train.size else 0
+        if isinstance(event, JobFinished):
+            val = series.val["val_loss"] if series.val.size and "val_loss" in series.val else []
+            loss = f", validation loss {float(val[-1]):.3f}" if len(val) else ""
+            text = f"Training finished: {series.name}, {step:,} steps{loss}."
+        else:
+            text = (f"Training stopped: {series.name} at step {step:,}. Its latest checkpoint "
+                    "is kept: right-click the run in the list to resume it.")
+        self.last_notice = text
+        self.controller.notice.emit(text)
+        if self.run_list.current_key() == self.live_key:
+            self.samples.appendPlainText(f"── {text} ──")
+        QApplication.alert(self.window())
 
     def _end_live(self) -> None:
         if self.live_key in self.series:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import html
 from pathlib import Path
 
 from workbench.qt.panels.training.series import RunSeries
@@ -70,6 +72,7 @@ class RunListActions:
     def _on_renamed(self, key: str, name: str) -> None:
         if key in self.series:
             self.series[key].name = name
+            self.show_header(key)
         if Path(key).is_dir():
             self.controller.backend.training.update_run(key, name=name)
 
@@ -89,4 +92,27 @@ class RunListActions:
     def _on_current_run(self, key: str) -> None:
         series = self.series.get(key)
         self.samples.show_samples(series.samples if series else [])
+        self.show_header(key)
+
+    def show_header(self, key: str) -> None:
+        """Name, what it trains (from its own recipe: a resumed run names its own corpus),
+        and folder of the run selected in the list."""
+        if key != self.run_list.current_key():
+            return
+        series = self.series.get(key)
+        if series is None:
+            self.run_header.hide()
+            return
+        if series.description is None:
+            series.description = ""
+            if Path(key).is_dir():
+                with contextlib.suppress(OSError):  # an unreadable folder: no description
+                    series.description = self.controller.backend.training.describe_run(key)
+        state = " (training here)" if series.live else " (followed)" if series.followed else ""
+        folder = key if Path(key).is_dir() else "its folder is made when training starts"
+        what = f" — {series.description}" if series.description else ""
+        self.run_header.setText(f"<b>{html.escape(series.name)}</b>{state}"
+                                f"{html.escape(what)}<br><small>{html.escape(folder)}</small>")
+        self.run_header.setToolTip("The run selected in the run list; its samples are below it.")
+        self.run_header.show()
 

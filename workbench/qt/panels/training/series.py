@@ -88,6 +88,7 @@ class RunSeries:
     version: int = 0  # bumped at each change, so views redraw only what changed
     task: str = "language_model"  # its task's declared curves are the ones to plot
     results: list[tuple[int, dict]] = field(default_factory=list)  # (step, structured results)
+    description: str | None = None  # what it trains (its recipe, in a line); None: not read
 
     def add(self, event: Event) -> None:
         if isinstance(event, StepLogged):

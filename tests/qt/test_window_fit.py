@@ -1,0 +1,153 @@
+"""The window at the screens it is used on: at 1280 × 720, 1366 × 768 and 1920 × 1080, in every
+perspective, each shown panel's main controls are on screen (not scrolled or pushed away) and
+every plot shown keeps a readable height; presentation mode too; the window asks nothing above
+the smallest of these screens."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtCore import QPoint, QRect
+
+from tests.qt.fake_backend import FakeBackend
+from workbench.app.panels import panel_types
+from workbench.qt.controller import WorkbenchController
+from workbench.qt.main_window import MainWindow
+from workbench.qt.widgets.boxes import PLOT_MIN_HEIGHT
+
+SIZES = [(1280, 720), (1366, 768), (1920, 1080)]
+# the controls a student must reach without scrolling, by panel
+MAIN_CONTROLS = {
+    "corpus": ["tabs"],
+    "architecture": ["picker", "stats"],
+    "embeddings": ["tabs", "train_button"],
+    "training": ["controls.start", "controls.pause", "controls.stop", "curves.graphics"],
+    "gates": ["probe_bar.text", "probe_bar.probe_button", "layer_box"],
+    "attention": ["probe_bar.text", "probe_bar.probe_button", "layer_box"],
+    "gradients": ["probe_bar.text", "probe_bar.probe_button"],
+    "nexttoken": ["probe_bar.text", "probe_bar.probe_button"],
+    "generate": ["prompt", "generate_button", "stop_button"],
+    "worked": ["picker"],
+}
+
+
+@pytest.fixture
+def window(qtbot, settings):
+    window = MainWindow(WorkbenchController(FakeBackend()), panel_types(), settings=settings)
+    qtbot.addWidget(window)
+    yield window
+    window.zoom.actual_size()  # the application font is the whole test run's
+
+
+def settle(qtbot, window, size):
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(60)  # docks and scroll areas take a few turns of the event loop to lay out
+
+
+def visible_rect(widget, window) -> QRect:
+    """The part of `widget` on screen, in window coordinates: its rectangle cut by every
+    ancestor's (a scroll area's viewport cuts away what is scrolled out of view)."""
+    rect = QRect(widget.mapTo(window, QPoint(0, 0)), widget.size())
+    parent = widget.parentWidget()
+    while parent is not None and parent is not window:
+        rect &= QRect(parent.mapTo(window, QPoint(0, 0)), parent.size())
+        parent = parent.parentWidget()
+    return rect & window.rect()
+
+
+def on_screen(widget, window) -> bool:
+    """Shown and not clipped away: a button whole (most of it), a large view (tab widget,
+    plots) at least its first 120 px."""
+    if not widget.isVisible():
+        return False
+    seen = visible_rect(widget, window)
+    return seen.height() >= min(0.8 * widget.height(), 120) and \
+        seen.width() >= min(0.8 * widget.width(), 120)
+
+
+def attribute(panel, path: str):
+    for part in path.split("."):
+        panel = getattr(panel, part)
+    return panel
+
+
+def shown_panels(window):
+    """Panels in front in their dock area (a tabbed dock behind another is not shown)."""
+    return [name for name, dock in window.docks.items()
+            if dock.isVisible() and visible_rect(window.panels[name], window).height() > 0]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_perspective_fits_the_screen(qtbot, window, size):
+    settle(qtbot, window, size)
+    assert window.minimumSizeHint().width() <= 1280
+    assert window.minimumSizeHint().height() <= 720
+    problems = []
+    for perspective in window.perspectives.available():
+        window.perspectives.switch(perspective.name)
+        qtbot.wait(60)
+        shown = shown_panels(window)
+        assert shown, perspective.name
+        for name in shown:
+            panel = window.panels[name]
+            if name == "embeddings":
+                panel.tabs.setCurrentIndex(0)
+                qtbot.wait(20)
+            # "All panels" puts ten panels on one screen: each scrolls, none is squeezed
+            controls = [] if perspective.name == "All panels" else MAIN_CONTROLS.get(name, [])
+            for path in controls:
+                if not on_screen(attribute(panel, path), window):
+                    problems.append(f"{perspective.name}: {name}.{path} is not on screen")
+            problems += plot_problems(perspective.name, name, panel, window)
+    assert problems == [], "\n".join(problems)
+
+
+def plot_problems(perspective: str, name: str, panel, window, floor: float = 0.9) -> list[str]:
+    """Every plot item shown is at least most of the readable height tall."""
+    found = []
+    for view in panel.findChildren(pg.GraphicsView):
+        if not view.isVisible() or visible_rect(view, window).isEmpty():
+            continue
+        for item in view.scene().items():
+            if isinstance(item, pg.PlotItem) and not isinstance(item, pg.ColorBarItem) \
+                    and item.isVisible():  # a colour bar is a PlotItem too, beside its plot
+                height = item.sceneBoundingRect().height()
+                if height < floor * PLOT_MIN_HEIGHT:
+                    found.append(f"{perspective}: a plot of {name} is {height:.0f} px tall")
+    return found
+
+
+def test_presentation_mode_at_the_commonest_laptop_still_fits(qtbot, window):
+    settle(qtbot, window, (1366, 768))
+    window.layout_manager.presentation.setChecked(True)
+    assert window.zoom.factor == pytest.approx(1.6)
+    qtbot.wait(200)  # the plots are rescaled a moment after the font
+    problems = []
+    for perspective in window.perspectives.available():
+        window.perspectives.switch(perspective.name)
+        qtbot.wait(200)
+        for name in shown_panels(window):
+            panel = window.panels[name]
+            for path in MAIN_CONTROLS.get(name, [])[:2]:  # the first controls of each panel
+                widget = attribute(panel, path)
+                if not widget.isVisible():
+                    problems.append(f"{perspective.name}: {name}.{path} is hidden")
+            problems += plot_problems(perspective.name, name, panel, window)
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_first_start_fills_the_screen_and_sizes_are_remembered(qtbot, settings):
+    first = MainWindow(WorkbenchController(FakeBackend()), panel_types(), settings=settings)
+    qtbot.addWidget(first)
+    screen = first.screen().availableGeometry()
+    assert first.geometry() == screen
+    first.resize(screen.width() - 100, screen.height() - 80)  # the offscreen screen: 800 × 600
+    first.perspectives.switch("Inspect")
+    first.close()
+    again = MainWindow(WorkbenchController(FakeBackend()), panel_types(), settings=settings)
+    qtbot.addWidget(again)
+    assert (again.width(), again.height()) == (screen.width() - 100, screen.height() - 80)
+    assert again.perspectives.current == "Inspect"
+    assert again.geometry().topLeft() != QPoint(-10000, -10000)

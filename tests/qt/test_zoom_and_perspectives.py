@@ -1,0 +1,114 @@
+"""Presentation mode scales text, plot titles, tick text and line widths together and is
+remembered; perspectives show the few panels of one step, a click or a shortcut apart, and
+keep the user's changes."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from tests.qt.fake_backend import FakeBackend
+from workbench.app.panels import panel_types
+from workbench.qt.controller import WorkbenchController
+from workbench.qt.main_window import MainWindow
+
+
+def make(qtbot, settings):
+    window = MainWindow(WorkbenchController(FakeBackend()), panel_types(), settings=settings)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    return window
+
+
+@pytest.fixture
+def window(qtbot, settings):
+    window = make(qtbot, settings)
+    yield window
+    window.zoom.actual_size()
+
+
+def test_presentation_mode_scales_text_plots_and_lines_and_is_remembered(qtbot, window,
+                                                                         settings):
+    window.perspectives.switch("Model & training")
+    curves = window.panels["training"].curves
+    plot = curves.plots["loss"]
+    base_font = QApplication.font().pointSizeF()
+    base_tick = plot.getAxis("left").style["tickFont"].pointSizeF()
+    base_title = float(plot.titleLabel.opts["size"].removesuffix("pt"))
+    line = pg.PlotDataItem([0, 1], [1, 0], pen=pg.mkPen("k", width=2))
+    plot.addItem(line)  # a curve a panel draws later is scaled too
+    qtbot.wait(300)
+    assert line.opts["pen"].widthF() == pytest.approx(2.0)
+    window.layout_manager.presentation.setChecked(True)
+    qtbot.wait(300)
+    factor = window.zoom.factor
+    assert factor == pytest.approx(1.6)
+    assert QApplication.font().pointSizeF() == pytest.approx(base_font * factor)
+    assert plot.getAxis("left").style["tickFont"].pointSizeF() == pytest.approx(
+        base_tick * factor, rel=0.02)
+    assert float(plot.titleLabel.opts["size"].removesuffix("pt")) == pytest.approx(
+        base_title * factor, rel=0.02)
+    assert pg.mkPen(line.opts["pen"]).widthF() == pytest.approx(2.0 * factor)
+    assert curves.graphics.minimumHeight() > 300  # plots stay readable: the panel scrolls
+    window.close()
+    again = make(qtbot, settings)  # remembered
+    assert again.zoom.factor == pytest.approx(factor) and again.layout_manager.presentation \
+        .isChecked()
+    again.layout_manager.presentation.setChecked(False)
+    assert again.zoom.factor == pytest.approx(1.0)
+    assert QApplication.font().pointSizeF() == pytest.approx(base_font)
+
+
+def test_zoom_in_and_out_step_and_stop_at_the_ends(window):
+    zoom = window.zoom
+    actions = {a.text(): a for a in window.view_menu.actions()}
+    assert actions["Zoom &in"].shortcut().toString() in ("Ctrl++", "Ctrl+=")
+    assert actions["Zoom &out"].shortcut().toString() == "Ctrl+-"
+    actions["Zoom &in"].trigger()
+    assert zoom.factor == pytest.approx(1.1)
+    for _ in range(20):
+        actions["Zoom &out"].trigger()
+    assert zoom.factor == pytest.approx(0.8)
+    actions["&Actual size"].trigger()
+    assert zoom.factor == 1.0
+
+
+def test_perspectives_show_the_few_panels_of_a_step_and_keep_changes(qtbot, window, settings):
+    names = [p.name for p in window.perspectives.available()]
+    assert names == ["Data", "Embeddings", "Model & training", "Inspect", "Generate",
+                     "All panels"]
+
+    def visible():
+        return sorted(n for n, d in window.docks.items() if d.isVisible())
+    assert window.perspectives.current == "Data" and visible() == ["corpus"]
+    window.perspectives.actions["Generate"].trigger()  # the toolbar's button (Ctrl+5)
+    assert visible() == ["generate"]
+    assert window.perspectives.actions["Generate"].shortcut().toString() == "Ctrl+5"
+    window.perspectives.switch("Inspect")
+    assert visible() == ["attention", "gates", "gradients", "nexttoken", "worked"]
+    window.docks["worked"].hide()  # the user closes one
+    window.perspectives.switch("Data")
+    window.perspectives.switch("Inspect")
+    assert "worked" not in visible()  # the change was kept
+    window.perspectives.reset()  # View ▸ Reset this layout
+    assert "worked" in visible()
+    window.perspectives.switch("All panels")
+    assert len(visible()) == len(window.docks)
+
+
+def test_a_panel_joins_a_perspective_by_declaring_it(qtbot, settings):
+    from workbench.qt.panel import Panel
+
+    class Lessons(Panel):
+        name, title, perspective = "lessons-test", "Lessons", "Inspect"
+
+    window = MainWindow(WorkbenchController(FakeBackend()), [*panel_types(), Lessons],
+                        settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    window.perspectives.switch("Inspect")
+    assert window.docks["lessons-test"].isVisible()
+    window.perspectives.switch("Data")
+    assert not window.docks["lessons-test"].isVisible()

@@ -1,0 +1,179 @@
+"""Corpus cleaning: what a Project Gutenberg text carries that is not the author's text.
+
+A Gutenberg e-book starts with a licence header ending in a "*** START OF THE PROJECT
+GUTENBERG EBOOK ... ***" line (older ones: "*END*THE SMALL PRINT!...") and ends with "*** END
+OF ..." (or "End of the Project Gutenberg EBook of ...") and the licence again. Its text marks
+italics as _word_ and some editions bold as ~word~; files passed through DOS end in a 0x1A
+byte, and other C0 control characters slip in. A language model trained on them learns the
+licence and the underscores. Cleaning removes, per document:
+
+- `gutenberg`: everything up to and including the start marker line, and from the end marker
+  line on (a document without a marker loses nothing);
+- `markup`: the underscores or tildes around _a phrase_ / ~a phrase~ (the words stay);
+- `control`: C0 control characters except newline and tab (0x00-0x08, 0x0B-0x1F);
+- `exclude`: every match of the user's regular expression (multi-line mode: ^ and $ match at
+  line ends; start it with (?s) for a pattern whose . crosses lines, such as a section from
+  one heading to the next); a match of whole lines takes its line end with it.
+
+`detect` tells what each rule would remove from raw documents, so the window can offer the
+cleaning; `clean` applies a `CleaningConfig` and reports what it removed, with where.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from workbench.core.config.cleaning import CleaningConfig
+
+START = re.compile(r"^(?:\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG.*|"
+                   r"\*END\*THE SMALL PRINT!.*)$", re.MULTILINE | re.IGNORECASE)
+END = re.compile(r"^(?:\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG.*|"
+                 r"End of (?:the )?Project Gutenberg(?:'s)? .*)$", re.MULTILINE | re.IGNORECASE)
+MARKUP = re.compile(r"(?<![\w_])_(?=[^\s_])([^_\n]*?[^\s_])_(?![\w_])|"
+                    r"(?<![\w~])~(?=[^\s~])([^~\n]*?[^\s~])~(?![\w~])")
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
+KINDS = {"gutenberg": "Project Gutenberg header and footer",
+         "markup": "_italic_ and ~bold~ marks", "control": "control characters",
+         "exclude": "matches of the exclude pattern"}
+EXAMPLES = 200  # removals kept with their text, per report (the counts cover all)
+
+
+@dataclass(frozen=True)
+class Removal:
+    kind: str  # a key of KINDS
+    document: str
+    line: int  # 1-based, in the document before cleaning
+    text: str  # what went (shortened)
+    chars: int
+
+
+@dataclass
+class CleaningReport:
+    counts: dict[str, int] = field(default_factory=dict)  # kind -> pieces removed
+    chars: dict[str, int] = field(default_factory=dict)  # kind -> characters removed
+    documents: dict[str, set[str]] = field(default_factory=dict)  # kind -> documents touched
+    examples: list[Removal] = field(default_factory=list)
+
+    def add(self, removal: Removal) -> None:
+        self.counts[removal.kind] = self.counts.get(removal.kind, 0) + 1
+        self.chars[removal.kind] = self.chars.get(removal.kind, 0) + removal.chars
+        self.documents.setdefault(removal.kind, set()).add(removal.document)
+        if len(self.examples) < EXAMPLES:
+            self.examples.append(removal)
+
+    @property
+    def empty(self) -> bool:
+        return not self.counts
+
+    def summary(self) -> str:
+        """One line per kind: "Project Gutenberg header and footer: 3 files, 12,345 chars"."""
+        lines = []
+        for kind, title in KINDS.items():
+            if kind in self.counts:
+                files = len(self.documents[kind])
+                lines.append(f"{title}: {self.counts[kind]:,} in {files} "
+                             f"file{'s' if files != 1 else ''} ({self.chars[kind]:,} characters)")
+        return "\n".join(lines)
+
+    def listing(self) -> str:
+        """What went, where: one block per removal (the first EXAMPLES of them)."""
+        blocks = [f"{r.document}, line {r.line} ({KINDS[r.kind]}, {r.chars:,} characters):\n"
+                  f"    {r.text}" for r in self.examples]
+        more = sum(self.counts.values()) - len(self.examples)
+        if more > 0:
+            blocks.append(f"… and {more:,} more.")
+        return "\n".join(blocks)
+
+
+def _shown(text: str, limit: int = 160) -> str:
+    text = "".join(f"<0x{ord(c):02X}>" if CONTROL.fullmatch(c) else c for c in text)
+    text = text.replace("\n", "↵")
+    return text if len(text) <= limit else text[: limit // 2] + " … " + text[-limit // 2:]
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def gutenberg_span(text: str) -> tuple[int, int]:
+    """(start, end) of the book inside its Gutenberg header and footer (the whole text when
+    it has no markers)."""
+    start = START.search(text)
+    begin = 0 if start is None else min(start.end() + 1, len(text))
+    end = END.search(text, begin)
+    return begin, len(text) if end is None else end.start()
+
+
+def clean_document(name: str, text: str, config: CleaningConfig,
+                   report: CleaningReport) -> str:
+    """The document cleaned by `config`; every removal is added to `report`."""
+    if config.gutenberg:
+        begin, end = gutenberg_span(text)
+        if begin > 0:
+            report.add(Removal("gutenberg", name, 1, _shown(text[:begin]), begin))
+        if end < len(text):
+            report.add(Removal("gutenberg", name, _line(text, end), _shown(text[end:]),
+                               len(text) - end))
+        base_line = _line(text, begin) - 1
+        text = text[begin:end]
+    else:
+        base_line = 0
+    if config.exclude:
+        text = _remove(text, _exclude_pattern(config.exclude), "exclude", name, base_line,
+                       report, whole_lines=True)
+    if config.markup:
+        def unmark(match: re.Match) -> str:
+            inner = match.group(1) if match.group(1) is not None else match.group(2)
+            report.add(Removal("markup", name, base_line + _line(text, match.start()),
+                               _shown(match.group(0)), 2))
+            return inner
+        text = MARKUP.sub(unmark, text)
+    if config.control:
+        text = _remove(text, CONTROL, "control", name, base_line, report)
+    return text
+
+
+def _exclude_pattern(pattern: str) -> re.Pattern:
+    return re.compile(pattern, re.MULTILINE)
+
+
+def _remove(text: str, pattern: re.Pattern, kind: str, name: str, base_line: int,
+            report: CleaningReport, whole_lines: bool = False) -> str:
+    pieces, last = [], 0
+    for match in pattern.finditer(text):
+        start, end = match.span()
+        if end == start:
+            continue  # an empty match removes nothing
+        if whole_lines and (start == 0 or text[start - 1] == "\n") and end < len(text) \
+                and text[end] == "\n":
+            end += 1  # a removed line takes its line end with it
+        if start < last:
+            continue
+        pieces.append(text[last:start])
+        report.add(Removal(kind, name, base_line + _line(text, start), _shown(text[start:end]),
+                           end - start))
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def clean(documents: list[tuple[str, str]], config: CleaningConfig
+          ) -> tuple[list[tuple[str, str]], CleaningReport]:
+    report = CleaningReport()
+    if not config.active:
+        return documents, report
+    cleaned = [(name, clean_document(name, text, config, report)) for name, text in documents]
+    return cleaned, report
+
+
+def detect(documents: list[tuple[str, str]]) -> CleaningReport:
+    """What each cleaning rule would remove from these documents, each rule on its own (a
+    0x1A byte after the Gutenberg footer counts as a control character too): the window
+    offers the cleaning when this is not empty."""
+    report = CleaningReport()
+    for rule in ("gutenberg", "markup", "control"):
+        config = CleaningConfig(**{rule: True})
+        for name, text in documents:
+            clean_document(name, text, config, report)
+    return report

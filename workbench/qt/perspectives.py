@@ -1,0 +1,166 @@
+"""Perspectives: the few panels of one step of the work, as saved dock layouts a click apart.
+
+A student loading a corpus needs the Corpus panel, not ten docks; one inspecting a model needs
+the inspectors with room to read them. A perspective names the panels it shows and where: the
+`main` ones tabbed together on the left (the first raised), `side` ones tabbed on the right
+(tabbed with the main ones instead when the window is narrower than `wide_from`), `bottom`
+ones below. Switching keeps the current perspective's layout (the user's moves and sizes) in
+QSettings and restores the target's, or builds its default one. A perspective none of whose
+panels is in the window is left out; "All panels" shows every dock where its panel asks.
+
+A new panel joins a perspective by its name in the tuples below, or by declaring
+`perspective = "Inspect"` on its class (tabbed with that perspective's main panels). A new
+perspective (Lessons) is one more `Perspective(...)` in PERSPECTIVES, with its shortcut; the
+toolbar, the View menu and the shortcut follow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QByteArray, QObject, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QMainWindow
+
+from workbench.qt.panel import AREAS
+
+ALL = "All panels"
+
+
+@dataclass(frozen=True)
+class Perspective:
+    name: str
+    shortcut: str
+    main: tuple[str, ...]
+    side: tuple[str, ...] = ()
+    bottom: tuple[str, ...] = ()
+    tip: str = ""
+    main_share: float = 0.5  # of the width, when side panels sit beside the main ones
+    bottom_share: float = 0.5  # of the height
+    wide_from: int = 1500  # narrower windows tab the side panels with the main ones
+
+
+PERSPECTIVES: list[Perspective] = [
+    Perspective("Data", "Ctrl+1", ("corpus",),
+                tip="Open a corpus, read its statistics and text, choose a tokenizer"),
+    Perspective("Embeddings", "Ctrl+2", ("embeddings",),
+                tip="Train word vectors, ask for neighbours and analogies, draw maps"),
+    Perspective("Model & training", "Ctrl+3", ("architecture",), side=("training",),
+                tip="Choose an architecture and train it; watch the curves", main_share=0.36,
+                wide_from=1800),
+    Perspective("Inspect", "Ctrl+4", ("gates", "attention", "gradients"),
+                side=("nexttoken", "worked"),
+                tip="Look inside the model: gates, attention, gradients, next-token guesses"),
+    Perspective("Generate", "Ctrl+5", ("generate",),
+                tip="Write with the model: decoding strategies, clamps, history"),
+]
+
+
+class PerspectiveSwitcher(QObject):
+    """Arranges the docks of `window` (a QMainWindow with `docks` and `panels` by name)."""
+
+    def __init__(self, window: QMainWindow, settings: QSettings) -> None:
+        super().__init__(window)
+        self.window = window
+        self.settings = settings
+        self.current = ""
+        self.group = QActionGroup(self)
+        self.group.setExclusive(True)
+        self.actions: dict[str, QAction] = {}
+        for perspective in self.available():
+            action = QAction(perspective.name.replace("&", "&&"), self.group, checkable=True)
+            if perspective.shortcut:
+                action.setShortcut(QKeySequence(perspective.shortcut))
+            shortcut = f" ({perspective.shortcut})" if perspective.shortcut else ""
+            action.setToolTip(f"{perspective.tip or perspective.name}{shortcut}")
+            action.triggered.connect(lambda _=False, n=perspective.name: self.switch(n))
+            self.actions[perspective.name] = action
+
+    def available(self) -> list[Perspective]:
+        docks = self.window.docks
+        found = [p for p in PERSPECTIVES if any(n in docks for n in self.members(p))]
+        return found + [Perspective(ALL, "Ctrl+9", tuple(docks), tip="Every panel at once")]
+
+    def members(self, perspective: Perspective) -> list[str]:
+        declared = [name for name, panel in self.window.panels.items()
+                    if getattr(panel, "perspective", "") == perspective.name]
+        names = [*perspective.main, *declared, *perspective.side, *perspective.bottom]
+        return [n for n in dict.fromkeys(names) if n in self.window.docks]
+
+    def named(self, name: str) -> Perspective | None:
+        return next((p for p in self.available() if p.name == name), None)
+
+    # --- switching ----------------------------------------------------------------------------
+
+    def switch(self, name: str) -> bool:
+        perspective = self.named(name)
+        if perspective is None:
+            return False
+        self.save()
+        saved = self.settings.value(f"perspective/{name}")
+        if not (isinstance(saved, QByteArray) and self.window.restoreState(saved)):
+            self.arrange(perspective)
+        self.current = name
+        self.settings.setValue("perspective/current", name)
+        self.actions[name].setChecked(True)
+        return True
+
+    def save(self) -> None:
+        """Keep the current perspective's layout as the user left it."""
+        if self.current:
+            self.settings.setValue(f"perspective/{self.current}", self.window.saveState())
+
+    def reset(self) -> None:
+        """The current perspective's default layout (View ▸ Reset layout)."""
+        perspective = self.named(self.current)
+        if perspective is not None:
+            self.settings.remove(f"perspective/{self.current}")
+            self.arrange(perspective)
+
+    def arrange(self, perspective: Perspective) -> None:
+        window, docks = self.window, self.window.docks
+        if perspective.name == ALL:
+            groups = {}
+            for name, panel in window.panels.items():
+                groups.setdefault(panel.area, []).append(name)
+        else:
+            members = self.members(perspective)
+            side = [n for n in perspective.side if n in members]
+            bottom = [n for n in perspective.bottom if n in members]
+            main = [n for n in members if n not in side and n not in bottom]
+            if window.width() < perspective.wide_from:
+                main, side = main + side, []
+            groups = {"left": main, "right": side, "bottom": bottom}
+        shown = {n for names in groups.values() for n in names}
+        for name, dock in docks.items():
+            if name not in shown:
+                dock.hide()
+        firsts: dict[str, object] = {}
+        for area, names in groups.items():
+            for name in names:
+                dock = docks[name]
+                dock.setFloating(False)
+                window.addDockWidget(AREAS[area], dock)
+                dock.show()
+                if area in firsts:
+                    window.tabifyDockWidget(firsts[area], dock)
+                else:
+                    firsts[area] = dock
+        for dock in firsts.values():
+            dock.raise_()
+        QTimer.singleShot(0, self, lambda: self._size(perspective, firsts))
+
+    def _size(self, perspective: Perspective, firsts: dict) -> None:
+        """Share the window between the areas (resizeDocks needs the window's size, hence
+        a turn of the event loop after the docks moved)."""
+        window = self.window
+        left, right, bottom = (firsts.get(a) for a in ("left", "right", "bottom"))
+        if left is not None and right is not None:
+            width = window.width()
+            main = int(width * perspective.main_share)
+            window.resizeDocks([left, right], [main, width - main], Qt.Orientation.Horizontal)
+        top = left or right
+        if top is not None and bottom is not None:
+            height = window.height()
+            low = int(height * perspective.bottom_share)
+            window.resizeDocks([top, bottom], [height - low, low], Qt.Orientation.Vertical)

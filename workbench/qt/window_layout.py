@@ -1,0 +1,90 @@
+"""The window's size, perspectives and zoom: what the View menu and the toolbar offer, and what
+is remembered between sessions.
+
+The first start fills the screen (no minimum above 1280 × 720: every panel sits in a scroll
+area, so a small screen scrolls a panel instead of pushing the window off the screen); later
+starts restore the size and the perspective the user left. Perspectives (perspectives.py) are
+one click in the toolbar or Ctrl+1… away; zoom and presentation mode (zoom.py) scale text and
+plots together.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QObject, QSettings, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar
+
+from workbench.qt.perspectives import PERSPECTIVES, PerspectiveSwitcher
+from workbench.qt.zoom import PRESENTATION, Zoom
+
+MIN_WIDTH, MIN_HEIGHT = 1280, 720  # the smallest screen the layouts are made (and tested) for
+
+
+class WindowLayout(QObject):
+    def __init__(self, window: QMainWindow, settings: QSettings) -> None:
+        super().__init__(window)
+        self.window = window
+        self.settings = settings
+        self.perspectives = PerspectiveSwitcher(window, settings)
+        self.zoom = Zoom(window, settings)
+        self.toolbar = QToolBar("Perspectives", window)
+        self.toolbar.setObjectName("perspectives")
+        self.toolbar.setMovable(False)
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.toolbar.addActions(list(self.perspectives.actions.values()))
+        window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
+        self.presentation = QAction("&Presentation mode", self, checkable=True,
+                                    shortcut=QKeySequence("Ctrl+Shift+M"))
+        self.presentation.setToolTip(f"Text and plots {PRESENTATION:g} times larger, for a "
+                                     "projector (Ctrl+Shift+M)")
+        self.presentation.setChecked(self.zoom.presentation)
+        self.presentation.toggled.connect(self.zoom.set_presentation)
+        self.zoom.changed.connect(lambda _: self.presentation.setChecked(self.zoom.presentation))
+        self.toolbar.addSeparator()
+        self.toolbar.addAction(self.presentation)
+
+    def view_actions(self) -> list[QAction]:
+        """Perspectives, zoom and layout actions for the View menu (before the panel list)."""
+        actions = list(self.perspectives.actions.values())
+        separator = QAction(self)
+        separator.setSeparator(True)
+        actions.append(separator)
+        for text, keys, slot in (("Zoom &in", QKeySequence.StandardKey.ZoomIn, self.zoom.zoom_in),
+                                 ("Zoom &out", QKeySequence.StandardKey.ZoomOut,
+                                  self.zoom.zoom_out),
+                                 ("&Actual size", QKeySequence("Ctrl+0"), self.zoom.actual_size)):
+            action = QAction(text, self)
+            action.setShortcut(keys)
+            if keys == QKeySequence.StandardKey.ZoomIn:  # Ctrl+= too: + needs Shift on most keys
+                action.setShortcuts([QKeySequence("Ctrl++"), QKeySequence("Ctrl+=")])
+            action.triggered.connect(slot)
+            actions.append(action)
+        actions.append(self.presentation)
+        reset = QAction("&Reset this layout", self)
+        reset.setToolTip("The current perspective's panels where they start")
+        reset.triggered.connect(self.perspectives.reset)
+        separator = QAction(self)
+        separator.setSeparator(True)
+        actions += [separator, reset]
+        return actions
+
+    def add_to(self, menu: QMenu, before: QAction | None) -> None:
+        for action in self.view_actions():
+            menu.insertAction(before, action)
+
+    # --- remembering --------------------------------------------------------------------------
+
+    def restore(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if not (isinstance(geometry, QByteArray) and self.window.restoreGeometry(geometry)):
+            screen = self.window.screen().availableGeometry()
+            self.window.setGeometry(screen)  # the first start fills the screen
+        wanted = str(self.settings.value("perspective/current", "") or "")
+        if not self.perspectives.switch(wanted):
+            default = next((p.name for p in PERSPECTIVES if self.perspectives.named(p.name)),
+                           self.perspectives.available()[-1].name)
+            self.perspectives.switch(default)
+
+    def save(self) -> None:
+        self.settings.setValue("window/geometry", self.window.saveGeometry())
+        self.perspectives.save()
