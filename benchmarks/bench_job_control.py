@@ -62,9 +62,11 @@ def look_cost(repeats: int = 200_000) -> float:
     return (time.perf_counter() - start) / repeats
 
 
-def latency(tokens, steps: int, tmp: str, pause: bool) -> tuple[float, int, float]:
-    """(seconds from the request until the trainer stopped, steps taken meanwhile, mean step
-    time) for a stop (or pause) asked at a random moment."""
+def latency(tokens, steps: int, tmp: str, pause: bool, per_step: bool = True
+            ) -> tuple[float, int, float]:
+    """(seconds from the request until the trainer stopped, steps begun meanwhile, mean step
+    time) for a stop (or pause) asked at a random moment; `per_step` False is the driver alone
+    looking between events (before the trainer looked every step)."""
     from workbench.core.events import JobCancelled, Progress
     from workbench.core.jobs import JobControl, JobSpec, drive
     from workbench.core.training.trainer import train_steps
@@ -89,7 +91,8 @@ def latency(tokens, steps: int, tmp: str, pause: bool) -> tuple[float, int, floa
     ended_at = [0.0]
 
     def run():
-        for event in drive(JobSpec("bench", lambda c: train_steps(req, c)), control):
+        spec = JobSpec("bench", lambda c: train_steps(req, c if per_step else None))
+        for event in drive(spec, control):
             if isinstance(event, (JobCancelled,)):
                 ended_at[0] = time.perf_counter()
             if isinstance(event, Progress) and event.total:
@@ -107,7 +110,7 @@ def latency(tokens, steps: int, tmp: str, pause: bool) -> tuple[float, int, floa
     if pause:
         control.pause()
         last, since = counted["steps"], time.perf_counter()
-        while time.perf_counter() - since < 10 * step_time + 0.5:  # no new step for a while
+        while time.perf_counter() - since < 12 * step_time + 0.5:  # no new step for a while
             if counted["steps"] != last:
                 last, since = counted["steps"], time.perf_counter()
             time.sleep(0.002)
@@ -145,9 +148,10 @@ def main() -> None:
         print(f"\nthroughput ratio with/without the per-step look (median of {args.repeats}): "
               f"{statistics.median(ratios):.3f} ({', '.join(f'{r:.3f}' for r in ratios)})")
         print(f"one look at the control: {look * 1e9:.0f} ns")
-        for pause in (False, True):
-            rows = [latency(tokens, 10_000, tmp, pause) for _ in range(args.stops)]
-            what = "pause" if pause else "stop"
+        for pause, per_step in ((False, True), (True, True), (False, False)):
+            rows = [latency(tokens, 10_000, tmp, pause, per_step) for _ in range(args.stops)]
+            what = ("pause" if pause else "stop") + ("" if per_step else
+                                                     " (driver only, as before)")
             took = [r[0] for r in rows]
             moved = [r[1] for r in rows]
             step = statistics.median(r[2] for r in rows)
