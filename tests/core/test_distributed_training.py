@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import distributed_toy
 import pytest
 from training_fixtures import write_tiny_recipe
 
@@ -114,3 +115,23 @@ def test_a_rank_that_dies_ends_the_run_with_a_message_and_a_checkpoint(tmp_path,
     assert f"The latest checkpoint (step {saved.step}) is in {run}" in err
     assert f"workbench train --nproc 2 --resume {run}" in err
     assert saved.step >= 10 and saved.meta["state_ranks"] == 2
+
+
+def test_a_task_with_a_masked_loss_trains_on_two_ranks_as_in_one_process(tmp_path):
+    """Tagging padded digits: the ranks' shares hold different numbers of real digits, and
+    each rank's loss counts by its share of them (Task.loss_weight)."""
+    run = tmp_path / "ddp"
+    done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                           "--nproc-per-node", "2", distributed_toy.__file__, str(run), "8",
+                           "12"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    distributed_toy.register()
+    try:
+        distributed_toy.train(tmp_path / "one", 16, 12)
+    finally:
+        distributed_toy.unregister()
+    expected, got = curve(tmp_path / "one"), curve(run)
+    assert got.keys() == expected.keys() and len(got) == 12 + 3  # every step; validations at 5, 10, 12
+    for key, (loss, tokens) in expected.items():
+        assert got[key][0] == pytest.approx(loss, abs=2e-5), key
+        assert got[key][1] == tokens, key

@@ -57,6 +57,12 @@ class OneProcess:
         """This rank's rows of a batch (all of them here)."""
         return batch
 
+    def loss_share(self, part: float, whole: float) -> float:
+        """What this rank's mean loss is multiplied by so that DDP's average of the ranks'
+        gradients is the gradient of the whole batch's mean: `part` of the `whole` batch's
+        loss terms are this rank's (one process: all, 1)."""
+        return 1.0
+
     def step_agreement(self, loss: float) -> tuple[float, bool]:
         """(the loss averaged over ranks, whether any rank asked to stop)."""
         return loss, False
@@ -144,6 +150,10 @@ class DistributedContext(OneProcess):
         """Rows [rank·B, (rank+1)·B) of every array of a global batch of world_size·B rows, so
         N ranks together read exactly what one process with batch N·B reads."""
         return shard_batch(batch, self.rank, self.world_size)
+
+    def loss_share(self, part: float, whole: float) -> float:
+        # DDP averages: (1/N)·Σ_r (N·w_r/W)·∇L_r = Σ_r (w_r/W)·∇L_r, the whole batch's mean
+        return self.world_size * part / whole if whole else 1.0
 
     def step_agreement(self, loss: float) -> tuple[float, bool]:
         import torch.distributed as dist

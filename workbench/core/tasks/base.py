@@ -114,6 +114,14 @@ class Task(ABC):
         """Mean loss of a (device) batch with gradients, and the carry for the next batch,
         already cut from the graph."""
 
+    def loss_weight(self, batch: Batch) -> float:
+        """How many terms `loss` averages over in this batch. Under torchrun each rank gets
+        some rows of the global batch; the trainer weighs its loss by its share of the terms,
+        so N ranks learn what one process with the whole batch learns. The default counts
+        rows (a mean over examples, or over rows of equal length); a loss averaged over the
+        real tokens of padded rows returns the mask's sum."""
+        return float(len(next(iter(batch.arrays.values()))))
+
     def restore_carry(self, model: torch.nn.Module, parts: list[torch.Tensor],
                       device: torch.device) -> Any:
         """Rebuild a checkpointed carry from its flat tensors (no carry: None)."""

@@ -217,13 +217,16 @@ class Trainer:
             while self.step < config.max_steps:
                 self._between_steps()
                 step = self.step
-                batch = self.ctx.shard(task.batch(step))
+                whole = task.batch(step)
+                batch = self.ctx.shard(whole)
+                share = self.ctx.loss_share(task.loss_weight(batch), task.loss_weight(whole))
                 lr = lr_at(config, step, self.guard.lr_scale)
                 for group in self.optimizer.param_groups:
                     group["lr"] = lr
                 with autocast(self.device, self.amp):
                     loss, carry = task.loss(self.train_model, batch.to(self.device),
                                             self.carry)
+                loss = loss * share  # 1 in one process; a rank's share of the terms in DDP
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 limit = config.grad_clip if config.grad_clip > 0 else math.inf
