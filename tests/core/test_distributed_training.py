@@ -55,7 +55,8 @@ def curve(run: Path) -> dict[tuple[str, int], tuple[float, int]]:
             for d in lines if d["event"] in ("step", "eval")}
 
 
-def test_two_ranks_match_one_process_and_resume_exactly_after_ctrl_c(tmp_path, monkeypatch):
+def test_two_ranks_match_one_process_and_resume_exactly_after_ctrl_c(tmp_path, monkeypatch,
+                                                                    capsys):
     monkeypatch.setenv("WORKBENCH_RUNS_DIR", str(tmp_path / "runs"))
     run = tmp_path / "ddp"
     launcher = start(str(recipe(tmp_path, 8)), "--nproc", "2", "--out", str(run))
@@ -82,6 +83,13 @@ def test_two_ranks_match_one_process_and_resume_exactly_after_ctrl_c(tmp_path, m
     for key, (loss, tokens) in expected.items():
         assert got[key][0] == pytest.approx(loss, abs=2e-5), key
         assert got[key][1] == tokens, key
+
+    # the same run continued in one process keeps its 16 sequences a step
+    capsys.readouterr()
+    assert main(["--resume", str(run), "--max-steps", str(k + 15)]) == 0
+    assert "2 process(es) with batch 8 each; 1 go on with batch 16 each" in capsys.readouterr().err
+    meta = load_checkpoint(run / "checkpoints" / "latest.json").meta
+    assert (meta["training"]["batch_size"], meta["world_size"], meta["step"]) == (16, 1, k + 15)
 
 
 def rank_pid(launcher: subprocess.Popen, rank: int) -> int:

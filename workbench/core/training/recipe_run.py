@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
-from workbench.core.events import Event
+from workbench.core.events import Event, Notice
 from workbench.core.jobs import JobControl, UserFacingError
 from workbench.core.training.recipe import Recipe, load_recipe, recipe_to_toml, run_name
 from workbench.core.training.trainer import TrainRequest, train_steps
@@ -63,8 +63,32 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
         raise UserFacingError(f"The run already trained {saved.step} of its "
                               f"{recipe.training.max_steps} steps. Set Steps above {saved.step} "
                               "(or pass --max-steps) to train it further.")
+    batch, note = same_global_batch(saved.meta, distributed.world_size if distributed else 1)
+    if batch:
+        recipe.training = dataclasses.replace(recipe.training, batch_size=batch)
+        yield Notice(note, "info")
     data = yield from task_data_steps(recipe, control, saved.meta.get("tokenizer"))
     request = TrainRequest(data, recipe.model, recipe.training, run_dir=run_dir,
                            run_name=run_name(recipe), resume=True, hooks=hooks, gui=gui,
                            task=recipe.task, distributed=distributed)
     yield from train_steps(request, control)
+
+
+def same_global_batch(meta: dict, world_size: int) -> tuple[int, str]:
+    """The per-process batch that keeps a run's global batch when it resumes on another number
+    of processes (a torchrun run continued in the window, or on more GPUs), with what to tell
+    the user; (0, "") when nothing changes."""
+    saved_world = int(meta.get("world_size", 1))
+    per_rank = int((meta.get("training") or {}).get("batch_size", 0))
+    if saved_world == world_size or not per_rank:
+        return 0, ""
+    total = per_rank * saved_world
+    if total % world_size:
+        raise UserFacingError(
+            f"This run trained {total} sequences a step ({saved_world} processes × {per_rank}), "
+            f"which {world_size} processes cannot share evenly. Resume it on a number of "
+            f"processes that divides {total}.")
+    return total // world_size, (
+        f"This run was trained by {saved_world} process(es) with batch {per_rank} each; "
+        f"{world_size} go on with batch {total // world_size} each, the same {total} sequences "
+        "a step.")
