@@ -79,3 +79,7 @@ def test_stop_signals_set_a_flag_instead_of_interrupting():
     finally:
         signals.restore()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    orphan = StopSignals()
+    assert not orphan.stop_wanted
+    orphan.parent = -1  # the launcher that started this rank is gone
+    assert orphan.stop_wanted

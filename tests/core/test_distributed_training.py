@@ -139,7 +139,7 @@ def test_a_task_with_a_masked_loss_trains_on_two_ranks_as_in_one_process(tmp_pat
     finally:
         distributed_toy.unregister()
     expected, got = curve(tmp_path / "one"), curve(run)
-    assert got.keys() == expected.keys() and len(got) == 12 + 3  # every step; validations at 5, 10, 12
+    assert got.keys() == expected.keys() and len(got) == 12 + 3  # steps; evals 5, 10, 12
     for key, (loss, tokens) in expected.items():
         assert got[key][0] == pytest.approx(loss, abs=2e-5), key
         assert got[key][1] == tokens, key

@@ -14,6 +14,7 @@ step with a checkpoint, never in the middle of a collective.
 from __future__ import annotations
 
 import datetime
+import os
 import re
 import signal
 import threading
@@ -86,12 +87,15 @@ class OneProcess:
 
 class StopSignals:
     """While installed, SIGINT and SIGTERM set `requested` instead of raising, so the training
-    loop stops at a step boundary that every rank agrees on."""
+    loop stops at a step boundary that every rank agrees on. A rank also stops when the
+    launcher that started it is gone: torchrun starts ranks in sessions of their own, so a
+    launcher killed outright (it cannot pass a signal on) would leave them training unwatched."""
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self) -> None:
         self.requested = threading.Event()
+        self.parent = os.getppid()
         self._previous: dict[int, Any] = {}
 
     def install(self) -> None:
@@ -102,6 +106,10 @@ class StopSignals:
 
     def _on_signal(self, signum, _frame) -> None:
         self.requested.set()
+
+    @property
+    def stop_wanted(self) -> bool:
+        return self.requested.is_set() or os.getppid() != self.parent
 
     def restore(self) -> None:
         for sig, handler in self._previous.items():
@@ -158,7 +166,7 @@ class DistributedContext(OneProcess):
     def step_agreement(self, loss: float) -> tuple[float, bool]:
         import torch.distributed as dist
 
-        flags = torch.tensor([loss, float(self.signals.requested.is_set())],
+        flags = torch.tensor([loss, float(self.signals.stop_wanted)],
                              dtype=torch.float64, device=self._collective_device())
         dist.all_reduce(flags)  # sum over ranks
         return float(flags[0]) / self.world_size, bool(flags[1] > 0)
