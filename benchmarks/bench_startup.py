@@ -1,7 +1,7 @@
 """Start-up: how long from launching the real entry point to a usable window (issues 16, 18).
 
 Run: `.venv/bin/python -m benchmarks.bench_startup [--repeats 7] [--frozen dist/SequenceWorkbench]
-[--display xvfb|offscreen] [--no-default-corpus]`.
+[--display xvfb|offscreen] [--no-default-corpus] [--cold]`.
 
 Each launch starts the program as a user does (the source install's `workbench` script, and with
 `--frozen` the PyInstaller app too) in a fresh HOME (first start: no settings, no runs), with
@@ -14,6 +14,10 @@ same Python (`reference_window.py` below): the app's ratio to it says what the a
 start of any Qt program on this machine, under the same load. The app's line also names the
 heavy modules (torch, gensim, numba, ...) already imported when the window was shown: there
 should be none.
+
+With `--cold` (root only) the kernel's page cache is emptied before every launch, so each one
+reads the interpreter, Qt and the app's files from disk as the first start after a boot does;
+no warm-up round is then left out.
 
 `packaging/check_linux.py` uses `time_launch` and `virtual_display` for the installed app.
 """
@@ -167,6 +171,15 @@ def summary(name: str, launches: list[Launch], reference: list[Launch] | None) -
     return row + f" {', '.join(heavy)} |"
 
 
+def drop_page_cache() -> None:
+    """Write dirty pages out and empty the kernel's page cache, as after a reboot."""
+    os.sync()
+    try:
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    except OSError as exc:
+        raise SystemExit(f"--cold needs root to empty the page cache ({exc.strerror})") from exc
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=7)
@@ -174,6 +187,8 @@ def main() -> None:
     parser.add_argument("--display", choices=("xvfb", "offscreen"), default="offscreen")
     parser.add_argument("--no-default-corpus", action="store_true",
                         help="start without opening the shipped corpus")
+    parser.add_argument("--cold", action="store_true",
+                        help="empty the page cache before every launch (needs root)")
     args = parser.parse_args()
     extra = ["--no-default-corpus"] if args.no_default_corpus else []
     commands = {"source install (workbench script)": [str(Path(sys.executable).parent /
@@ -185,17 +200,21 @@ def main() -> None:
     load_before = os.getloadavg()
     with virtual_display(args.display) as platform_env, \
             tempfile.TemporaryDirectory(prefix="wb-startup-") as tmp:
-        for repeat in range(args.repeats + 1):  # the first round warms the page cache
+        # the first round warms the page cache, unless every launch starts cold
+        for repeat in range(0 if args.cold else -1, args.repeats):
             for name, command in commands.items():
                 env = fresh_env(Path(tmp) / f"home-{repeat}-{len(results[name])}", platform_env)
                 env["WORKBENCH_RUNS_DIR"] = str(Path(tmp) / "runs")
+                if args.cold:
+                    drop_page_cache()
                 launch = time_launch(command, env)
-                if repeat:
+                if repeat >= 0:
                     results[name].append(launch)
                 print(f"  {name}: {launch.seconds:.2f} s", file=sys.stderr)
     load_after = os.getloadavg()
     reference = results.pop("reference: bare PySide6 window")
-    print(f"\n{args.repeats} launches each after one warm-up round, display {args.display}, "
+    rounds = "each from an empty page cache" if args.cold else "each after one warm-up round"
+    print(f"\n{args.repeats} launches {rounds}, display {args.display}, "
           f"{'no corpus' if extra else 'default corpus'}; load average before "
           f"{load_before[0]:.2f}, after {load_after[0]:.2f} ({os.cpu_count()} cores)\n")
     print("| launch | median s | min s | max s | CPU s (median) | ÷ bare Qt window | "
