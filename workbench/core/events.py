@@ -224,3 +224,20 @@ class TokenGenerated(Event):
     entropy: float
     rank: int
     alternatives: tuple[tuple[str, float], ...] = ()
+
+
+# --- sequence to sequence (issue 11) ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DecodedToken(Event):
+    """One output token of a sequence-to-sequence model, as the console streams it: its
+    probability, the top alternatives (text, probability) at that step, and the attention row
+    α_i over the source tokens (empty for a model without attention)."""
+
+    index: int  # position in the output, from 0
+    token_id: int
+    text: str
+    probability: float
+    alternatives: tuple[tuple[str, float], ...] = ()
+    attention: tuple[float, ...] = ()

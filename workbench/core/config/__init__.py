@@ -4,3 +4,7 @@ Each field carries form metadata (`label`, `tooltip`, `min`, `max`, `step`, `cho
 can generate its form from the dataclass alone. Validation lives in each config's `problems()`
 method, which returns readable messages (an empty list means valid).
 """
+
+# Importing the package registers every built-in task and architecture config, so a recipe or a
+# checkpoint naming one can be read whichever module is imported first.
+from workbench.core.config import models, seq2seq, tasks  # noqa: E402, F401

@@ -31,6 +31,15 @@ def language_model_configs() -> dict[str, type]:
     return {arch: cls for arch, cls in MODEL_CONFIGS.items() if cls.language_model}
 
 
+def architectures_for(task: str) -> dict[str, type]:
+    """The configs of the architectures that can learn `task`: the language models for
+    "language_model", else those whose `tasks` ClassVar names the task."""
+    if task == "language_model":
+        return language_model_configs()
+    return {arch: cls for arch, cls in MODEL_CONFIGS.items()
+            if task in getattr(cls, "tasks", ())}
+
+
 def config_to_dict(config: Any) -> dict[str, Any]:
     return {"arch": config.arch, **to_dict(config)}
 

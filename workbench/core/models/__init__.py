@@ -6,6 +6,8 @@ Importing the package registers every family.
 from workbench.core.models import (  # noqa: F401 - registers the builders and encoders
     recurrent,
     recurrent_encoder,
+    seq2seq_rnn,
+    seq2seq_transformer,
     transformer,
     transformer_encoder,
 )

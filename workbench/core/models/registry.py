@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +25,9 @@ def register_builder(arch: str) -> Callable:
 def build_model(config: Any) -> SequenceModel:
     """Build the model a config describes; invalid settings raise a readable error."""
     problems = list(config.problems())
-    if config.vocab_size < 1:
+    sizes = [getattr(config, f.name) for f in dataclasses.fields(config)
+             if f.name.endswith("vocab_size")]  # a language model's one, or source and target
+    if any(size < 1 for size in sizes):
         problems.append("The vocabulary size is not set: tokenize a corpus first.")
     if problems:
         raise UserFacingError("Invalid model settings: " + " ".join(problems))

@@ -117,7 +117,7 @@ class Trainer:
         self.task.validation_shard(ctx.rank, ctx.world_size)
         self.optimizer = make_optimizer(self.model, config)
         self.train_model = ctx.wrap(self.model)  # DDP averages the gradients under torchrun
-        self.guard = DivergenceGuard(config.spike_factor)
+        self.guard = DivergenceGuard(config.spike_factor, floor=config.grad_clip)
         self.step = 0
         self.tokens_seen = 0
         self.elapsed_before = 0.0
