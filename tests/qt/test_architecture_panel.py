@@ -183,3 +183,28 @@ def test_a_fresh_session_starts_with_an_lstm(panel):
     assert panel.picker.currentData() == "lstm"
     assert panel.controller.model_config.arch == "lstm"
     assert panel.stack.currentWidget() is panel.forms["lstm"]
+
+
+def test_the_task_selector_offers_the_tasks_architectures_and_its_data(qtbot, panel):
+    from workbench.core.config.seq2seq import RnnSeq2seqConfig, Seq2seqTaskConfig
+
+    tasks = []
+    panel.controller.task_config_changed.connect(tasks.append)
+    panel.task_picker.combo.setCurrentIndex(panel.task_picker.combo.findData("seq2seq"))
+    assert isinstance(tasks[-1], Seq2seqTaskConfig) and tasks[-1].data == "dates"
+    titles = [panel.picker.itemText(i) for i in range(panel.picker.count())]
+    assert titles == ["RNN encoder-decoder", "Transformer encoder-decoder"]
+    assert isinstance(panel.controller.model_config, RnnSeq2seqConfig)
+    assert panel.task_picker.browse.isVisible()  # a file of pairs can be chosen
+    panel.form.editors["attention"].setCurrentText("dot")
+    summary = wait_for_summary(qtbot, panel, arch="rnn_seq2seq", attention="dot")
+    names = [row.name for row in summary.rows]
+    assert "encoder gru" in names and "decoder attentional layer W_c" in names
+    assert "s<sub>i</sub><sup>T</sup> h<sub>j</sub>" in panel.card.text()  # Luong's dot
+    assert "Luong" in panel.card.text()
+    panel.task_picker.forms["seq2seq"].editors["data"].setCurrentText("reverse")
+    assert tasks[-1].data == "reverse"
+    panel.task_picker.combo.setCurrentIndex(panel.task_picker.combo.findData("language_model"))
+    titles = [panel.picker.itemText(i) for i in range(panel.picker.count())]
+    assert titles == [cls.title for cls in language_model_configs().values()]
+    assert tasks[-1].name == "language_model"

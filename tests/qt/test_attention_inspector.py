@@ -76,3 +76,32 @@ def test_recurrent_trace_says_where_to_look(qtbot, panel):
     with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):
         panel.controller.set_snapshot(snapshot(100, "lstm"))
     assert "Gates" in panel.heatmap.plot.titleLabel.text
+
+
+def test_a_seq2seq_transformer_offers_encoder_decoder_and_cross_attention(qtbot, monkeypatch):
+    from types import SimpleNamespace
+
+    from tests.qt import seq2seq_fakes
+
+    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)
+    controller = WorkbenchController(SimpleNamespace(seq2seq=seq2seq_fakes.FakeSeq2seq()))
+    panel = AttentionPanel(controller)
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):
+        controller.set_snapshot(seq2seq_fakes.snapshot(30, arch="transformer_seq2seq"))
+    assert "→" in panel.probe_bar.text.text()  # an input → output probe, not a sentence
+    names = [panel.layer_box.itemText(i) for i in range(panel.layer_box.count())]
+    assert names == ["encoder layer 0 · self", "decoder layer 0 · masked self",
+                     "decoder layer 0 · cross"]
+    trace = seq2seq_fakes.transformer_trace(30)
+    panel.layer_box.setCurrentIndex(2)
+    panel.head_box.setCurrentIndex(1)
+    cross = trace.decoder_layers[0].values["cross"][1]
+    np.testing.assert_allclose(panel.heatmap.image_values(), cross, rtol=1e-6)  # no mask
+    assert panel.heatmap.row_labels == seq2seq_fakes.OUTPUT
+    assert panel.heatmap.col_labels == seq2seq_fakes.SOURCE
+    panel.layer_box.setCurrentIndex(1)  # the decoder's own: causal, so hatched above
+    shown = panel.heatmap.image_values()
+    assert np.isnan(shown[np.triu_indices(shown.shape[0], 1)]).all()
+    assert panel.heatmap.row_labels[0] == "<bos>"
+    controller.shutdown()

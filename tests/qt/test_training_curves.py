@@ -132,3 +132,21 @@ def test_plots_follow_the_curves_the_runs_tasks_declare(view, monkeypatch):
     view.set_runs([lm, other])  # both: the union, each once
     assert list(view.plots) == ["loss", "perplexity", "bits", "exact", "lr", "grad_norm",
                                 "tok_s"]
+
+
+def test_a_tasks_result_plot_shows_the_latest_validation(view):
+    """Seq2seq declares exact match by input length: drawn against length, not step."""
+    from workbench.core.events import EvalLogged
+
+    run = RunSeries("s2s", "dates", "#0072B2", task="seq2seq")
+    logged(run, range(1, 30))
+    for step, accuracy in ((10, [0.2, 0.1]), (20, [0.9, 0.5])):
+        run.add(EvalLogged(step, 1.0, metrics={"exact_match": 0.5}, results={
+            "accuracy_by_length": {"length": [5, 9], "exact_match": accuracy,
+                                   "count": [3, 3]}}))
+    view.set_runs([run])
+    assert "accuracy_by_length" in view.plots
+    curve = view._items["s2s"][("accuracy_by_length", "result")]
+    assert list(curve.xData) == [5, 9] and list(curve.yData) == [90.0, 50.0]
+    assert view.plots["accuracy_by_length"].getAxis("bottom").labelText.startswith("input")
+    assert view.plots["accuracy_by_length"] not in view.follower.plots  # its own x range

@@ -13,6 +13,7 @@ from workbench.app.corpus_backend import CorpusBackend
 from workbench.app.embeddings_backend import EmbeddingsBackend
 from workbench.app.inspection_backend import InspectionBackend
 from workbench.app.models_backend import ModelsBackend
+from workbench.app.seq2seq_backend import Seq2seqBackend
 from workbench.app.training_backend import TrainingBackend
 
 
@@ -23,3 +24,8 @@ class Backend:
     inspection: InspectionBackend = field(default_factory=InspectionBackend)
     models: ModelsBackend = field(default_factory=ModelsBackend)
     training: TrainingBackend = field(default_factory=TrainingBackend)
+    seq2seq: Seq2seqBackend | None = None  # shares the inspection facade's rebuilt models
+
+    def __post_init__(self) -> None:
+        if self.seq2seq is None:
+            self.seq2seq = Seq2seqBackend(self.inspection)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.core.config.generation import GenerationConfig, clamp_problems
+from workbench.core.config.tasks import DEFAULT_TASK, TASK_CONFIGS
 from workbench.core.corpus.tokenizers import tokenizer_from_dict
 from workbench.core.events import Event, JobFinished
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
@@ -72,6 +73,12 @@ class InspectionBackend:
 
     @staticmethod
     def tokenizer_for(snapshot: Snapshot) -> Any:
+        if snapshot.task_name != DEFAULT_TASK:
+            task = TASK_CONFIGS.get(snapshot.task_name)
+            title = task.title if task else snapshot.task_name
+            views = ", ".join(getattr(task, "inspectors", ())) or "none yet"
+            raise UserFacingError(f"{snapshot.label} is a '{title}' model; this view reads "
+                                  f"language models. Views for its task: {views}.")
         if not snapshot.tokenizer:
             raise UserFacingError("This snapshot has no tokenizer; it cannot read a probe. "
                                   "Take a snapshot from a training run or open a checkpoint.")

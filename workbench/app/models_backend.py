@@ -6,6 +6,7 @@ torch is imported inside the jobs (on the query thread): the first summary pays 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +18,9 @@ from workbench.core.jobs import JobControl, JobSpec, UserFacingError
 
 def _checked(config: Any) -> None:
     problems = list(config.problems())
-    if config.vocab_size < 1:
+    sizes = [getattr(config, f.name) for f in dataclasses.fields(config)
+             if f.name.endswith("vocab_size")]  # a language model's one, or source and target
+    if any(size < 1 for size in sizes):
         problems.append("The vocabulary size is not set: tokenize a corpus first.")
     if problems:
         raise UserFacingError(f"{config.title}: " + " ".join(problems))

@@ -6,6 +6,7 @@ from workbench.qt.panel import Panel
 
 
 def panel_types() -> list[type[Panel]]:
+    from workbench.qt.panels.alignment import AlignmentPanel
     from workbench.qt.panels.architecture import ArchitecturePanel
     from workbench.qt.panels.attention import AttentionPanel
     from workbench.qt.panels.corpus import CorpusPanel
@@ -14,8 +15,10 @@ def panel_types() -> list[type[Panel]]:
     from workbench.qt.panels.generate import GeneratePanel
     from workbench.qt.panels.gradients import GradientsPanel
     from workbench.qt.panels.nexttoken import NextTokenPanel
+    from workbench.qt.panels.seq2seq_console import Seq2seqConsolePanel
     from workbench.qt.panels.training import TrainingPanel
     from workbench.qt.panels.worked import WorkedExamplesPanel
 
     return [CorpusPanel, ArchitecturePanel, EmbeddingsPanel, TrainingPanel, GatesPanel,
-            AttentionPanel, GradientsPanel, NextTokenPanel, GeneratePanel, WorkedExamplesPanel]
+            AttentionPanel, GradientsPanel, NextTokenPanel, GeneratePanel, WorkedExamplesPanel,
+            AlignmentPanel, Seq2seqConsolePanel]

@@ -35,6 +35,10 @@ class Seq2seqTrace:
     # (nh, T, S) attention weights
     decoder_layers: list[LayerTrace] = field(default_factory=list)
     convention: str = ""  # the score's equation, in the seeds' notation
+    # per output step, the most likely next tokens as (text, probability), most likely first
+    # (filled by whoever knows the target vocabulary: the inspection backend)
+    top_tokens: tuple[tuple[tuple[str, float], ...], ...] = ()
+    step: int = 0  # the training step of the snapshot traced
 
     def probabilities(self, step: int) -> np.ndarray:
         """softmax of the logits of output step `step` (V,)."""

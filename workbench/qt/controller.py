@@ -46,6 +46,7 @@ class WorkbenchController(QObject):
     corpus_changed = Signal(object)  # core Corpus
     tokens_changed = Signal(object)  # core TokenizedCorpus
     model_config_changed = Signal(object)  # core model config dataclass
+    task_config_changed = Signal(object)  # core task config dataclass (core.config.tasks)
     snapshot_changed = Signal(object)  # core Snapshot (numpy weights)
     run_changed = Signal(object)  # a run directory (str) opened or started
     follow_event = Signal(str, object)  # a followed run folder, its RunGrew/CheckpointLoaded/...
@@ -65,6 +66,7 @@ class WorkbenchController(QObject):
         self.corpus: Corpus | None = None
         self.tokens: TokenizedCorpus | None = None
         self.model_config: Any = None  # a model config dataclass (core.config.models)
+        self.task_config: Any = None  # a task config (core.config.tasks); None: a language model
         self.snapshot: Snapshot | None = None
         self.embedding_init: Any = None  # (matrix, freeze) for the next model, or None
         # The Corpus panel's filter and encoding (glob=, encoding=): every way of opening a
@@ -92,6 +94,10 @@ class WorkbenchController(QObject):
     def set_model_config(self, config: Any) -> None:
         self.model_config = config
         self.model_config_changed.emit(config)
+
+    def set_task_config(self, config: Any) -> None:
+        self.task_config = config
+        self.task_config_changed.emit(config)
 
     def set_snapshot(self, snapshot: Snapshot | None) -> None:
         self.snapshot = snapshot

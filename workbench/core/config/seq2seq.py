@@ -21,7 +21,7 @@ from typing import ClassVar
 
 from workbench.core.config.fields import param, range_problems
 from workbench.core.config.models import register_config
-from workbench.core.config.tasks import Curve, register_task_config
+from workbench.core.config.tasks import Curve, ResultPlot, register_task_config
 
 GENERATED = ("dates", "reverse", "sort", "addition", "copy")
 DATA_SOURCES = GENERATED + ("file",)
@@ -45,6 +45,11 @@ class Seq2seqTaskConfig:
         Curve("exact_match", "Exact match (greedy decoding)", log_ok=False, unit="percent",
               short="exact match"),
     )
+    result_plots: ClassVar[tuple[ResultPlot, ...]] = (
+        ResultPlot("accuracy_by_length", "length", "exact_match",
+                   "Exact match by input length (last validation)", "input length (tokens)",
+                   "percent"),
+    )
     inspectors: ClassVar[tuple[str, ...]] = ("alignment", "attention", "seq2seq")
 
     data: str = param("dates", "Data", "A built-in generated task (no download) or a file of "
@@ -55,24 +60,26 @@ class Seq2seqTaskConfig:
                         "names, 3 adds weekdays, ordinals and two-digit years. Other generated "
                         "tasks: the longest input (in characters or digits).", min=1, max=200)
     data_seed: int = param(0, "Data seed", "Seeds the generated pairs and the held-out "
-                           "choice: the same seed gives the same data.", min=0, max=2**31 - 1)
+                           "choice: the same seed gives the same data.", min=0,
+                           max=2**31 - 1, advanced=True)
     path: str = param("", "File of pairs", "A UTF-8 text file, one pair per line, columns "
                       "separated by tabs (used when Data is 'file').")
     source_column: int = param(1, "Source column", "Column of the source in the file "
-                               "(1 = first). Tatoeba exports: 2.", min=1, max=64)
+                               "(1 = first). Tatoeba exports: 2.", min=1, max=64, advanced=True)
     target_column: int = param(2, "Target column", "Column of the target in the file. "
-                               "Tatoeba exports: 4.", min=1, max=64)
+                               "Tatoeba exports: 4.", min=1, max=64, advanced=True)
     skip_header: bool = param(False, "Skip header line", "The file's first line names the "
-                              "columns.")
+                              "columns.", advanced=True)
     source_tokens: str = param("char", "Source tokens", "Split the source into characters or "
-                               "words.", choices=SIDE_TOKENS)
+                               "words.", choices=SIDE_TOKENS, advanced=True)
     target_tokens: str = param("char", "Target tokens", "Split the target into characters or "
-                               "words.", choices=SIDE_TOKENS)
+                               "words.", choices=SIDE_TOKENS, advanced=True)
     max_source_length: int = param(64, "Longest source", "Pairs with a longer source (in "
-                                   "tokens) are dropped, and counted.", min=1, max=4096)
+                                   "tokens) are dropped, and counted.", min=1, max=4096,
+                                   advanced=True)
     max_target_length: int = param(64, "Longest target", "Pairs with a longer target (in "
                                    "tokens, <eos> included) are dropped, and counted.",
-                                   min=2, max=4096)
+                                   min=2, max=4096, advanced=True)
     held_out: int = param(2000, "Held-out examples", "Validation pairs never trained on (for "
                           "dates: dates never trained on, in any format).", min=1,
                           max=1_000_000, step=100)
@@ -80,6 +87,13 @@ class Seq2seqTaskConfig:
                                    "the true previous token; the others read the model's own "
                                    "greedy prediction (scheduled sampling). 1 = always.",
                                    min=0.0, max=1.0, step=0.05)
+
+    def data_summary(self) -> str:
+        """The data in a few words, for the Training panel."""
+        if self.data == "file":
+            return (self.path.strip().replace("\\", "/").rsplit("/", 1)[-1]
+                    or "no file chosen yet")
+        return f"{self.data} ({self.size:,} generated pairs, {self.held_out:,} held out)"
 
     def problems(self) -> list[str]:
         problems = range_problems(self)

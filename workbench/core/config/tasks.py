@@ -9,6 +9,8 @@ what the window needs to know without importing torch:
 - `name`, `title`: registry key and the name a user reads;
 - `curves`: the validation metrics the Training panel plots for this task (`Curve`), so the
   panel draws task metrics without knowing the task;
+- `result_plots` (optional): structured validation results to plot (`ResultPlot`), such as
+  accuracy by input length;
 - `inspectors`: the names of the panels that apply to a model trained on it;
 - `needs_corpus`: whether the task reads the session's tokenized corpus (language modelling)
   or brings its own data (a generator or a file named in the config).
@@ -45,6 +47,20 @@ class Curve:
     short: str = ""  # the name a one-line summary uses ("bits", "exact match")
 
 
+@dataclass(frozen=True)
+class ResultPlot:
+    """A plot of a structured validation result (not a curve over training): the latest
+    `EvalLogged.results[key]` of each run, its `x` list against its `y` list (for instance
+    exact match against input length)."""
+
+    key: str
+    x: str
+    y: str
+    title: str
+    x_label: str = ""
+    unit: str = ""  # "percent": y values are shares shown as 0-100 %
+
+
 def register_task_config(cls: type) -> type:
     """Class decorator: make a task config available under its `name`."""
     TASK_CONFIGS[cls.name] = cls
@@ -77,6 +93,11 @@ def curves_of(task_name: str) -> tuple[Curve, ...]:
     folder from a newer version still shows its loss). The first is always the loss."""
     cls = TASK_CONFIGS.get(task_name) or TASK_CONFIGS[DEFAULT_TASK]
     return cls.curves
+
+
+def result_plots_of(task_name: str) -> tuple[ResultPlot, ...]:
+    cls = TASK_CONFIGS.get(task_name) or TASK_CONFIGS[DEFAULT_TASK]
+    return tuple(getattr(cls, "result_plots", ()))
 
 
 def headline(task_name: str, metrics: dict[str, float]) -> str:

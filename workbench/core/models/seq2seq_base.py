@@ -79,6 +79,12 @@ class Seq2seqModel(nn.Module, ABC):
                     tokens = torch.where(coin >= teacher_forcing, own, tokens)
         return torch.stack(out, dim=1)  # (B, T, V)
 
+    def example_inputs(self, batch_size: int, length: int) -> tuple:
+        """Dummy arguments of `forward` (the Architecture panel's summary runs one pass)."""
+        device = next(self.parameters()).device
+        tokens = torch.zeros(batch_size, length, dtype=torch.long, device=device)
+        return tokens, None, tokens
+
     def parameter_count(self) -> int:
         return sum(p.numel() for p in self.parameters())
 

@@ -28,19 +28,17 @@ from __future__ import annotations
 import dataclasses
 
 import torch
-from torch import nn
 
 from workbench.core.config.models import GruConfig, LstmConfig, RnnConfig
 from workbench.core.models import recurrent_steps
-from workbench.core.models.attention_scores import AttentionScore, masked_softmax
 from workbench.core.models.base import as_probe, eval_mode, to_numpy, token_labels
 from workbench.core.models.recurrent_encoder import RecurrentEncoder
 from workbench.core.models.registry import register_builder
-from workbench.core.models.seq2seq_base import Memory, Seq2seqModel, decoder_inputs
+from workbench.core.models.rnn_decoder import RnnDecoder
+from workbench.core.models.seq2seq_base import Seq2seqModel, decoder_inputs
 from workbench.core.seq2seq_trace import Seq2seqTrace
 from workbench.core.trace import LayerTrace
 
-_FUSED = {"rnn": nn.RNN, "lstm": nn.LSTM, "gru": nn.GRU}
 _ENCODER_CONFIGS = {"rnn": RnnConfig, "lstm": LstmConfig, "gru": GruConfig}
 SCORE_EQUATIONS = {
     "none": "no attention: the decoder sees the source only through s_0 (the bottleneck)",
@@ -55,80 +53,23 @@ SCORE_EQUATIONS = {
 class RnnSeq2seq(Seq2seqModel):
     def __init__(self, config) -> None:
         super().__init__(config)
-        self.kind = config.cell  # picks the cell equations in recurrent_steps
-        self.directions = 1  # of the decoder (recurrent_steps reads it)
-        size = config.decoder_size
-        encoder_config = _ENCODER_CONFIGS[config.cell](
+        self.encoder = RecurrentEncoder(_ENCODER_CONFIGS[config.cell](
             vocab_size=config.source_vocab_size, embedding_size=config.embedding_size,
             hidden_size=config.hidden_size, num_layers=config.num_layers,
-            dropout=config.dropout, bidirectional=config.bidirectional)
-        self.encoder = RecurrentEncoder(encoder_config)
-        self.embedding = nn.Embedding(config.target_vocab_size, config.embedding_size)
-        self.attends = config.attention != "none"
-        self.feeds = config.input_feeding and self.attends
-        self.rnn = _FUSED[config.cell](
-            config.embedding_size + (size if self.feeds else 0), size,
-            num_layers=config.num_layers, batch_first=True,
-            dropout=config.dropout if config.num_layers > 1 else 0.0)
-        if config.bridge == "linear":
-            self.bridge_h = nn.Linear(size, size)
-            self.bridge_c = nn.Linear(size, size) if config.cell == "lstm" else None
-        if self.attends:
-            self.score = AttentionScore(config.attention, size)
-            self.combine = nn.Linear(2 * size, size)  # W_c
-        self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
-        self.head = nn.Linear(size, config.target_vocab_size)  # W_o
+            dropout=config.dropout, bidirectional=config.bidirectional))
+        self.decoder = RnnDecoder(config)
 
-    # --- encoder and bridge -------------------------------------------------------------------
-
-    def init_state(self, batch_size: int, device: torch.device | None = None):
-        """Zero decoder state (recurrent_steps asks for one when given None)."""
-        shape = (self.config.num_layers, batch_size, self.config.decoder_size)
-        zeros = torch.zeros(shape, device=device or self.head.weight.device)
-        return (zeros, zeros.clone()) if self.kind == "lstm" else zeros
-
-    def _bridge(self, final):
-        """Encoder final states (L·dirs, B, H) -> decoder start s_0 (L, B, D)."""
-        def per_layer(t: torch.Tensor) -> torch.Tensor:
-            layers, batch = self.config.num_layers, t.shape[1]
-            dirs = self.encoder.directions
-            joined = t.view(layers, dirs, batch, -1).permute(0, 2, 1, 3)  # (L, B, dirs, H)
-            return joined.reshape(layers, batch, -1)  # [h^f; h^b] per layer
-
-        if self.kind == "lstm":
-            h, c = (per_layer(t) for t in final)
-            if self.config.bridge == "linear":
-                h, c = torch.tanh(self.bridge_h(h)), self.bridge_c(c)
-            return h, c
-        h = per_layer(final)
-        return torch.tanh(self.bridge_h(h)) if self.config.bridge == "linear" else h
-
-    def begin(self, source: torch.Tensor, source_mask: torch.Tensor):
-        encoded = self.encoder(source, source_mask)
-        keys = self.score.keys(encoded.states) if self.attends else None
-        memory = Memory(encoded.states, source_mask, keys)
+    def begin(self, source: torch.Tensor, source_mask: torch.Tensor | None):
+        encoded = self.encoder(source, source_mask)  # a mask of None: no padding
+        memory = self.decoder.memory(encoded.states, encoded.mask)
         feed = encoded.states.new_zeros(source.shape[0], self.config.decoder_size)
-        return memory, (self._bridge(encoded.final), feed)
+        return memory, (self.decoder.bridge(encoded.final, self.encoder.directions), feed)
 
-    # --- decoder ---------------------------------------------------------------------------
-
-    def attend(self, s: torch.Tensor, memory: Memory):
-        """s (B, T, D) -> (h̃, α, e, c), each with a T axis (h̃ = s without attention)."""
-        if not self.attends:
-            return s, None, None, None
-        scores = self.score(s, memory.keys)  # e (B, T, S)
-        weights = masked_softmax(scores, memory.mask)  # α
-        context = weights @ memory.states  # c (B, T, D)
-        return torch.tanh(self.combine(torch.cat([context, s], dim=-1))), weights, scores, context
-
-    def step(self, memory: Memory, state, tokens: torch.Tensor):
+    def step(self, memory, state, tokens: torch.Tensor):
         rnn_state, feed = state
-        x = self.drop(self.embedding(tokens)).unsqueeze(1)  # (B, 1, E)
-        if self.feeds:
-            x = torch.cat([x, feed.unsqueeze(1)], dim=-1)
-        s, rnn_state = self.rnn(x, rnn_state)
-        attentional, weights, _, _ = self.attend(s, memory)
-        logits = self.head(self.drop(attentional))[:, 0]
+        s, rnn_state = self.decoder.rnn(self.decoder.inputs(tokens[:, None], feed), rnn_state)
+        attentional, weights, _, _ = self.decoder.attend(s, memory)
+        logits = self.decoder.logits(attentional)[:, 0]
         return logits, (rnn_state, attentional[:, 0]), None if weights is None else weights[:, 0]
 
     def reorder(self, state, index: torch.Tensor):
@@ -140,48 +81,46 @@ class RnnSeq2seq(Seq2seqModel):
         return rnn_state, feed.index_select(0, index)
 
     def forward(self, source, source_mask, target_in, teacher_forcing: float = 1.0):
-        if teacher_forcing < 1.0 or self.feeds:
+        if teacher_forcing < 1.0 or self.decoder.feeds:
             return self.stepwise(source, source_mask, target_in, teacher_forcing)
         memory, (start, _) = self.begin(source, source_mask)
-        s, _ = self.rnn(self.drop(self.embedding(target_in)), start)  # (B, T, D)
-        attentional, _, _, _ = self.attend(s, memory)
-        return self.head(self.drop(attentional))  # (B, T, V)
+        s, _ = self.decoder.rnn(self.decoder.inputs(target_in, None), start)  # (B, T, D)
+        attentional, _, _, _ = self.decoder.attend(s, memory)
+        return self.decoder.logits(attentional)  # (B, T, V)
 
     # --- step by step through the seeds' equations ---------------------------------------------
 
     def trace(self, source, outputs, source_text=None, target_text=None) -> Seq2seqTrace:
-        source = as_probe(source).to(self.head.weight.device)
+        decoder = self.decoder
+        source = as_probe(source).to(decoder.head.weight.device)
         outputs = as_probe(outputs).to(source.device)
         target_in = decoder_inputs(outputs)
         with eval_mode(self):
             encoded = self.encoder.trace(source, source_text)
             states = encoded.output.states  # (1, S, D)
-            mask = torch.ones(states.shape[:2], dtype=torch.bool, device=source.device)
-            memory = Memory(states, mask, self.score.keys(states) if self.attends else None)
-            rnn_state = self._bridge(encoded.output.final)
+            memory = decoder.memory(states, encoded.output.mask)
+            rnn_state = decoder.bridge(encoded.output.final, self.encoder.directions)
             feed = states.new_zeros(1, self.config.decoder_size)
             kept: dict[str, list] = {k: [] for k in ("s", "h~", "alpha", "e", "c", "logits")}
             gates: dict[str, dict[str, list]] = {}
             for i in range(target_in.shape[1]):
-                x = self.embedding(target_in[:, i: i + 1])
-                if self.feeds:
-                    x = torch.cat([x, feed.unsqueeze(1)], dim=-1)
-                run = recurrent_steps.run(self, x, rnn_state, None, record=True)
+                run = recurrent_steps.run(decoder, decoder.inputs(target_in[:, i: i + 1], feed),
+                                          rnn_state, None, record=True)
                 rnn_state = run.state
-                attentional, weights, scores, context = self.attend(run.output, memory)
+                attentional, weights, scores, context = decoder.attend(run.output, memory)
                 feed = attentional[:, 0]
                 for key, value in (("s", run.output), ("h~", attentional), ("alpha", weights),
                                    ("e", scores), ("c", context),
-                                   ("logits", self.head(attentional))):
+                                   ("logits", decoder.logits(attentional))):
                     if value is not None:
                         kept[key].append(value[0, 0])
                 for name, record in run.records.items():
                     for gate, values in record.items():
                         gates.setdefault(name, {}).setdefault(gate, []).append(values[0][0])
         stack = {k: to_numpy(torch.stack(v)) for k, v in kept.items() if v}
-        decoder_layers = [LayerTrace(name=f"decoder {name}", kind=self.kind,
+        decoder_layers = [LayerTrace(name=f"decoder {name}", kind=decoder.kind,
                                      values={g: to_numpy(torch.stack(v)) for g, v in rec.items()},
-                                     convention=recurrent_steps.CONVENTIONS[self.kind])
+                                     convention=recurrent_steps.CONVENTIONS[decoder.kind])
                           for name, rec in gates.items()]
         steps = target_in.shape[1]
         return Seq2seqTrace(
@@ -193,7 +132,7 @@ class RnnSeq2seq(Seq2seqModel):
             alignment=stack.get("alpha", torch.zeros(steps, 0).numpy()),
             decoder_states=stack["s"], encoder_states=to_numpy(states[0]),
             scores=stack.get("e"), contexts=stack.get("c"),
-            attentional=stack["h~"] if self.attends else None,
+            attentional=stack["h~"] if decoder.attends else None,
             encoder_layers=[dataclasses.replace(layer, name=f"encoder {layer.name}")
                             for layer in encoded.layers],
             decoder_layers=decoder_layers,

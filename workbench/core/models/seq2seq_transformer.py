@@ -138,9 +138,9 @@ class TransformerSeq2seq(Seq2seqModel):
             vocab_size=config.target_vocab_size, num_layers=config.decoder_layers, **shared))
 
     def begin(self, source, source_mask):
-        encoded = self.encoder(source, source_mask)
+        encoded = self.encoder(source, source_mask)  # a mask of None: no padding
         empty = torch.zeros(source.shape[0], 0, dtype=torch.long, device=source.device)
-        return Memory(encoded.states, source_mask), empty
+        return Memory(encoded.states, encoded.mask), empty
 
     def forward(self, source, source_mask, target_in, teacher_forcing: float = 1.0):
         if teacher_forcing < 1.0:

@@ -56,13 +56,19 @@ def keras_shape(shape: tuple[int, ...] | None) -> str:
 
 
 def _rows_of(name: str, module: nn.Module) -> list[tuple[str, nn.Module]]:
-    """Containers open up (transformer blocks) so each block gets a row."""
+    """Containers open up (transformer blocks) so each block gets a row, and so do the parts
+    of a composed model (an encoder and a decoder, which carry their own `config`)."""
     if isinstance(module, (nn.ModuleList, nn.Sequential)):
         return [(f"{name.removesuffix('s')} {i + 1}", child) for i, child in enumerate(module)]
+    if hasattr(module, "config") and next(module.children(), None) is not None:
+        return [row for child_name, child in module.named_children()
+                for row in _rows_of(f"{name} {_NAMES.get(child_name, child_name)}", child)]
     return [(_NAMES.get(name, name), module)]
 
 
-_NAMES = {"drop": "dropout", "final_norm": "final LayerNorm"}
+_NAMES = {"drop": "dropout", "final_norm": "final LayerNorm", "bridge_h": "bridge W_b",
+          "bridge_c": "bridge of the cell state", "score": "attention score",
+          "combine": "attentional layer W_c"}
 
 
 def _shape_text(module: nn.Module, probe: _Probe) -> str:
@@ -158,8 +164,8 @@ def _recurrent_rows(name: str, module: nn.RNNBase, shape: str,
         keras_counts = not param_name.startswith("bias_hh") or keras_extra_bias(module) == 0
         totals[1] += param.numel() if keras_counts else 0
     note = "bidirectional: forward ⊕ backward" if module.bidirectional else ""
-    if name == "rnn":  # the language models' fused stack: name rows by the cell
-        name = kind.lower()
+    if name == "rnn" or name.endswith(" rnn"):  # a fused stack: name rows by the cell
+        name = name.removesuffix("rnn") + kind.lower()
     return [
         LayerRow(name if len(per_layer) == 1 else f"{name} layer {layer + 1}", kind, shape, t, k,
                  note)
@@ -172,9 +178,12 @@ def summarize_module(model: nn.Module, *, arch: str, title: str, batch_size: int
     """The summary of any token-in module (built on the meta device or not)."""
     device = next(model.parameters()).device
     probe = _Probe(model)
+    example = getattr(model, "example_inputs", None)  # models that read more than tokens
+    inputs = example(batch_size, seq_len) if example else (
+        torch.zeros(batch_size, seq_len, dtype=torch.long, device=device),)
     try:
         with torch.no_grad():
-            model(torch.zeros(batch_size, seq_len, dtype=torch.long, device=device))
+            model(*inputs)
     finally:
         probe.close()
     total, keras = count_params(model)
@@ -187,7 +196,7 @@ def summarize_module(model: nn.Module, *, arch: str, title: str, batch_size: int
 
 
 def default_seq_len(config: Any) -> int:
-    return int(getattr(config, "context_length", 128))
+    return int(getattr(config, "context_length", getattr(config, "max_length", 128)))
 
 
 def summarize(config: Any, batch_size: int = 32, seq_len: int | None = None) -> ModelSummary:
@@ -213,7 +222,8 @@ def parameter_count(config: Any) -> int:
 def size_fields(config: Any) -> tuple[str, ...]:
     """The width fields the matched-size helper moves together (tying needs E = H)."""
     if hasattr(config, "hidden_size"):
-        return ("hidden_size", "embedding_size") if config.tie_weights else ("hidden_size",)
+        tied = getattr(config, "tie_weights", False)
+        return ("hidden_size", "embedding_size") if tied else ("hidden_size",)
     return ("d_model",)
 
 

@@ -1,10 +1,13 @@
-"""Architecture panel: pick a model, set its hyper-parameters, see what it costs and computes.
+"""Architecture panel: pick a task and a model, set its hyper-parameters, see what it costs and
+computes.
 
-The form is generated from the config dataclass; every valid edit becomes the session's model
-config (what the Training panel trains) and, after a 150 ms pause, a summary query (parameter
-counts, layer table, memory, FLOPs) is queued for the query thread; the first one imports torch.
-Until the summary of the settings shown arrives, the summary side is greyed and says that it is
-updating, so an old table never passes for the new model's.
+The task selector (language model, sequence to sequence, ...) offers the architectures that can
+learn the task and the task's own settings (its data). The forms are generated from the config
+dataclasses; every valid edit becomes the session's task and model config (what the Training
+panel trains) and, after a 150 ms pause, a summary query (parameter counts, layer table, memory,
+FLOPs) is queued for the query thread; the first one imports torch. Until the summary of the
+settings shown arrives, the summary side is greyed and says that it is updating, so an old table
+never passes for the new model's.
 """
 
 from __future__ import annotations
@@ -28,15 +31,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.config.models import MODEL_CONFIGS, language_model_configs
+from workbench.core.config.models import MODEL_CONFIGS, architectures_for
 from workbench.core.config.summary import ModelSummary, human_bytes, human_count
+from workbench.core.config.tasks import DEFAULT_TASK, TASK_CONFIGS
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.architecture_cards import architecture_card
 from workbench.qt.widgets.block_diagram import BlockDiagram
 from workbench.qt.widgets.config_form import ConfigForm
+from workbench.qt.widgets.seq2seq_cards import seq2seq_card
+from workbench.qt.widgets.task_picker import TaskPicker
 
 DEFAULT_ARCH = "lstm"
 DEFAULT_VOCAB = 5000  # seed 002's vocabulary, until a corpus is tokenized
+DEFAULT_SIDE_VOCAB = 64  # a source or target vocabulary, until a task's data is prepared
 DEBOUNCE_MS = 150
 FIRST_DESCRIPTION_MS = 500  # after the window's first paint
 SUMMARY_BATCH, SUMMARY_SEQ = 32, 128  # the training form's defaults (B, T)
@@ -65,17 +72,24 @@ class ArchitecturePanel(Panel):
         # window has painted (start-up stays light; a hidden tab never loads it)
         self._shown = False
 
+        self.task_picker = TaskPicker()
+        self.task = self.task_picker.name
         self.picker = QComboBox(objectName="architecture-picker")
         self.forms: dict[str, ConfigForm] = {}
         self.stack = QStackedWidget()
-        for arch, config_type in language_model_configs().items():
-            self.picker.addItem(config_type.title, arch)
-            form = ConfigForm(config_type)
-            form.changed.connect(self._on_form_changed)
-            form.advanced.toggled.connect(self._fit_stack)
-            self.forms[arch] = form
-            self.stack.addWidget(form)
+        for name in TASK_CONFIGS:
+            for arch, config_type in architectures_for(name).items():
+                if arch in self.forms:
+                    continue
+                form = ConfigForm(config_type)
+                form.changed.connect(self._on_form_changed)
+                form.advanced.toggled.connect(self._fit_stack)
+                self.forms[arch] = form
+                self.stack.addWidget(form)
+        self.match_target = QComboBox(objectName="match-target")
+        self._fill_pickers()
         self.picker.currentIndexChanged.connect(self._on_pick)
+        self.task_picker.changed.connect(self._on_task_form)
         self.bidirectional_note = QLabel(BIDIRECTIONAL_NOTE, wordWrap=True)
         self.bidirectional_note.setStyleSheet("color: #8a4b00;")
         self.vocab_label = QLabel(wordWrap=True)
@@ -84,9 +98,6 @@ class ArchitecturePanel(Panel):
         self.stats = QLabel("Describing…", wordWrap=True, objectName="architecture-stats")
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        self.match_target = QComboBox(objectName="match-target")
-        for arch, config_type in language_model_configs().items():
-            self.match_target.addItem(config_type.title, arch)
         self.match_button = QPushButton("Propose")
         self.match_button.clicked.connect(self.propose_matched_size)
         self.match_result = QLabel("", wordWrap=True)
@@ -116,6 +127,7 @@ class ArchitecturePanel(Panel):
         self.card.setAlignment(Qt.AlignmentFlag.AlignTop)
 
         left = QVBoxLayout()
+        left.addWidget(self.task_picker)
         pick_row = QHBoxLayout()
         pick_row.addWidget(QLabel("Architecture:"))
         pick_row.addWidget(self.picker, 1)
@@ -148,6 +160,7 @@ class ArchitecturePanel(Panel):
             self.picker.blockSignals(False)
         controller.tokens_changed.connect(self._on_tokens)
         controller.model_config_changed.connect(self._on_session_config)
+        controller.task_config_changed.connect(self._on_session_task)
         self._on_tokens(controller.tokens)
         if given is not None:
             self._on_session_config(given)
@@ -165,17 +178,64 @@ class ArchitecturePanel(Panel):
         return tokens.tokenizer.vocab_size if tokens is not None else 0
 
     def config(self) -> Any:
-        """The form's config with the session's vocabulary, or None while it is invalid."""
+        """The form's config with the session's vocabulary, or None while it is invalid.
+        (An encoder-decoder's two vocabularies come from its task's data when it trains.)"""
         config = self.form.config()
         if config is None or config.problems():
             return None
-        return dataclasses.replace(config, vocab_size=self.vocab_size())
+        if hasattr(config, "vocab_size"):
+            return dataclasses.replace(config, vocab_size=self.vocab_size())
+        return config
+
+    def _counted(self, config: Any) -> Any:
+        """`config` with the vocabularies the counts assume where none is known yet."""
+        if hasattr(config, "vocab_size"):
+            return dataclasses.replace(config, vocab_size=config.vocab_size or DEFAULT_VOCAB)
+        return dataclasses.replace(config, **{
+            f.name: getattr(config, f.name) or DEFAULT_SIDE_VOCAB
+            for f in dataclasses.fields(config) if f.name.endswith("vocab_size")})
+
+    # --- the task -------------------------------------------------------------------------------
+
+    def _fill_pickers(self) -> None:
+        """The architectures that can learn the current task, in both pickers."""
+        allowed = architectures_for(self.task)
+        for box in (self.picker, self.match_target):
+            current = box.currentData()
+            box.blockSignals(True)
+            box.clear()
+            for arch, config_type in allowed.items():
+                box.addItem(config_type.title, arch)
+            box.setCurrentIndex(max(box.findData(current), 0))
+            box.blockSignals(False)
+
+    def _on_task_form(self, config: Any) -> None:
+        if config is None:
+            return
+        if config.name != self.task:
+            self.task = config.name
+            self._fill_pickers()
+            self._on_pick(self.picker.currentIndex())
+        if config != self.controller.task_config:
+            self.controller.set_task_config(config)
+        self._on_tokens(self.controller.tokens)
+
+    @Slot(object)
+    def _on_session_task(self, config: Any) -> None:
+        """A recipe or a run chose a task: show it here."""
+        config = config if config is not None else TASK_CONFIGS[DEFAULT_TASK]()
+        if self.task_picker.config() != config:
+            self.task_picker.set_config(config)
 
     def _on_pick(self, index: int) -> None:
-        self.stack.setCurrentIndex(index)
-        for i in range(self.stack.count()):  # the stack takes the height of the shown form only
-            policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
-            self.stack.widget(i).setSizePolicy(policy, policy)
+        arch = self.picker.itemData(index)
+        if arch is None:
+            return
+        self.stack.setCurrentWidget(self.forms[arch])
+        for form in self.forms.values():  # the stack takes the height of the shown form only
+            shown = form is self.forms[arch]
+            policy = QSizePolicy.Policy.Preferred if shown else QSizePolicy.Policy.Ignored
+            form.setSizePolicy(policy, policy)
         self.stack.setFixedHeight(self.form.sizeHint().height())  # no gap under a short form
         self._on_form_changed(self.form.config())
 
@@ -187,7 +247,8 @@ class ArchitecturePanel(Panel):
 
     def _on_form_changed(self, config: Any) -> None:
         self._fit_stack()  # a problem message under the form makes it taller
-        self.bidirectional_note.setVisible(bool(getattr(config, "bidirectional", False)))
+        self.bidirectional_note.setVisible(bool(getattr(config, "bidirectional", False))
+                                           and self.task == DEFAULT_TASK)
         valid = self.config()
         if valid is None:
             self.stats.setText("<span style='color:#b00020'>Fix the settings on the left: "
@@ -202,8 +263,7 @@ class ArchitecturePanel(Panel):
     def _mark_stale(self) -> None:
         """Grey the summary while it describes other settings than the form's."""
         valid = self.config()
-        wanted = None if valid is None else dataclasses.replace(
-            valid, vocab_size=valid.vocab_size or DEFAULT_VOCAB)
+        wanted = None if valid is None else self._counted(valid)
         stale = self.summary is not None and wanted != self._described
         self.summary_box.setEnabled(not stale)  # greyed: clearly not this model's table
         self.updating.setText("Updating for the new settings…" if stale else "")
@@ -215,8 +275,14 @@ class ArchitecturePanel(Panel):
             return
         form = self.forms[config.arch]
         shown = form.config()
-        if shown is None or dataclasses.replace(shown, vocab_size=config.vocab_size) != config:
-            form.set_config(dataclasses.replace(config, vocab_size=0))
+        vocab = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
+                 if f.name.endswith("vocab_size")}
+        if shown is None or dataclasses.replace(shown, **vocab) != config:
+            form.set_config(dataclasses.replace(config, **dict.fromkeys(vocab, 0)))
+        if self.picker.findData(config.arch) < 0:  # a model of another task: show that task
+            task = next((name for name in TASK_CONFIGS if config.arch in architectures_for(name)),
+                        DEFAULT_TASK)
+            self.task_picker.set_config(TASK_CONFIGS[task]())
         if self.picker.currentData() != config.arch:
             self.picker.setCurrentIndex(self.picker.findData(config.arch))
         else:
@@ -226,7 +292,11 @@ class ArchitecturePanel(Panel):
 
     @Slot(object)
     def _on_tokens(self, tokens: Any) -> None:
-        if tokens is None:
+        if not getattr(TASK_CONFIGS[self.task], "needs_corpus", True):
+            self.vocab_label.setText(f"Source and target vocabularies come from the task's data "
+                                     f"when training starts; the counts assume "
+                                     f"{DEFAULT_SIDE_VOCAB} tokens each until then.")
+        elif tokens is None:
             self.vocab_label.setText(f"Vocabulary: {DEFAULT_VOCAB:,} assumed for the counts "
                                      "until a corpus is tokenized.")
         else:
@@ -246,10 +316,11 @@ class ArchitecturePanel(Panel):
         config = self.config()
         if config is None:
             return
-        config = dataclasses.replace(config, vocab_size=config.vocab_size or DEFAULT_VOCAB)
+        config = self._counted(config)
         if config == self._asked or config == self._described and self._asked is None:
             return  # described or being described already
-        seq = min(SUMMARY_SEQ, getattr(config, "context_length", SUMMARY_SEQ))
+        seq = min(SUMMARY_SEQ, getattr(config, "context_length", SUMMARY_SEQ),
+                  getattr(config, "max_length", SUMMARY_SEQ))
         try:
             spec = self.controller.backend.models.describe_job(config, SUMMARY_BATCH, seq)
         except Exception as exc:  # noqa: BLE001 - an invalid config: say why, keep the view
@@ -275,6 +346,9 @@ class ArchitecturePanel(Panel):
         self._fill_table(summary)
         self.diagram.set_summary(summary)
         self._mark_stale()
+        if "seq2seq" in getattr(config, "tasks", ()):
+            self.card.setText(seq2seq_card(config))
+            return
         self.card.setText(architecture_card(summary, config))
 
     def _fill_table(self, summary: ModelSummary) -> None:
@@ -311,9 +385,9 @@ class ArchitecturePanel(Panel):
         if config is None or target is None or target.problems():
             self.match_result.setText("Both models need valid settings first.")
             return
-        vocab = self.vocab_size() or DEFAULT_VOCAB
-        config = dataclasses.replace(config, vocab_size=vocab)
-        target = dataclasses.replace(target, vocab_size=vocab)
+        if hasattr(target, "vocab_size"):  # the same vocabulary as the model it is matched to
+            target = dataclasses.replace(target, vocab_size=self.vocab_size())
+        config, target = self._counted(config), self._counted(target)
         spec = self.controller.backend.models.matched_size_job(config, target)
         self.match_result.setText("Searching…")
         self.controller.run_query(spec, on_result=self._on_matched,

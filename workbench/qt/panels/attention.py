@@ -4,10 +4,16 @@ Per layer and head, the attention weights α (or the pre-softmax scores) as a qu
 heatmap with the causal mask hatched; a layers × heads grid of thumbnails (click one to open
 it); a line view linking each token to the tokens it attends to; per-head statistics over the
 snapshots seen during training; the model's own positional encoding (positions × dimensions).
+
+A sequence-to-sequence model's probe (source → its output) offers three kinds of attention
+per layer and head: the encoder's self-attention (source × source, no mask), the decoder's
+masked self-attention (output × output, causal) and the cross-attention (output × source);
+an RNN encoder-decoder has one "head": its decoder's α.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -21,6 +27,7 @@ from workbench.qt.widgets.boxes import column, readable, series_colour
 from workbench.qt.widgets.cell_equations import attention_card, card_html, wrap
 from workbench.qt.widgets.heatmap import Heatmap, ticks
 from workbench.qt.widgets.plot_export import PlotExportBar
+from workbench.qt.widgets.probe_bar import DEFAULT_PROBE
 from workbench.qt.widgets.worked_view import WorkedView
 
 STATISTICS = ("entropy", "mean distance", "previous token", "first token")
@@ -38,6 +45,47 @@ def masked(matrix: np.ndarray, scores: np.ndarray | None = None) -> np.ndarray:
         out[~np.isfinite(np.asarray(scores))] = np.nan
     out[~np.isfinite(out)] = np.nan
     return out
+
+
+@dataclass(frozen=True)
+class AttentionView:
+    """One layer's attention: weights (nh, queries, keys), scores or None, axis labels."""
+
+    name: str
+    attn: np.ndarray
+    scores: np.ndarray | None
+    rows: list[str]
+    cols: list[str]
+    causal: bool
+    values: dict = field(default_factory=dict)  # a language model's layer values (worked cells)
+    convention: str = ""
+
+
+def attention_views(trace: Any) -> list[AttentionView]:
+    """Every attention matrix of a trace: a language model's layers, or a sequence-to-sequence
+    model's encoder self-, decoder self- and cross-attention."""
+    if not hasattr(trace, "decoder_layers"):  # a language model's Trace
+        return [AttentionView(layer.name, layer.values["attn"], layer.values.get("scores"),
+                              trace.token_text, trace.token_text, True, layer.values,
+                              layer.convention)
+                for layer in trace.layers if "attn" in layer.values]
+    source, outputs = trace.source_text, trace.target_text
+    inputs = ["<bos>", *outputs[:-1]]  # what the decoder reads at each step
+    views = [AttentionView(f"{layer.name} · self", layer.values["attn"],
+                           layer.values.get("scores"), source, source, False)
+             for layer in trace.encoder_layers if "attn" in layer.values]
+    for layer in trace.decoder_layers:
+        if "self" in layer.values:
+            views.append(AttentionView(f"{layer.name} · masked self", layer.values["self"],
+                                       None, inputs, inputs, True))
+        if "cross" in layer.values:
+            views.append(AttentionView(f"{layer.name} · cross", layer.values["cross"],
+                                       layer.values.get("cross_scores"), outputs, source, False))
+    if not views and np.asarray(trace.alignment).shape[1]:  # an RNN decoder's α: one head
+        views.append(AttentionView("decoder attention α (RNN)", trace.alignment[None],
+                                   None if trace.scores is None else trace.scores[None],
+                                   outputs, source, False))
+    return views
 
 
 class AttentionPanel(InspectorPanel):
@@ -90,16 +138,30 @@ class AttentionPanel(InspectorPanel):
         self.heatmap.clicked.connect(self.explain_cell)
         self.set_body(self.tabs)
 
-    def attention_layers(self) -> list:
-        return [] if self.trace is None else [
-            layer for layer in self.trace.layers if "attn" in layer.values]
+    def request(self, snapshot, text):
+        """A sequence-to-sequence model is probed with a pair (its own kind of text): switching
+        between kinds of model swaps the probe text for the kind's default."""
+        seq2seq = getattr(snapshot, "task_name", "") == "seq2seq"
+        if seq2seq and text in ("", DEFAULT_PROBE):
+            text = self.controller.backend.seq2seq.default_probe(snapshot)
+        elif not seq2seq and "→" in text:
+            text = DEFAULT_PROBE
+        if text != self.probe_bar.text.text():
+            self.probe_bar.text.setText(text)
+        if seq2seq:
+            return self.controller.backend.seq2seq.probe_job(snapshot, text)
+        return super().request(snapshot, text)
+
+    def attention_layers(self) -> list[AttentionView]:
+        return [] if self.trace is None else attention_views(self.trace)
 
     # --- data in ------------------------------------------------------------------------------
 
     def draw(self, trace: Trace) -> None:
         layers = self.attention_layers()
-        step = int(trace.extras.get("step", 0))
-        stats = {k.split("/", 1)[1]: v for k, v in trace.extras.items()
+        extras = getattr(trace, "extras", {})
+        step = int(extras.get("step", 0))
+        stats = {k.split("/", 1)[1]: v for k, v in extras.items()
                  if k.startswith("head_stats/")}
         if stats:
             self.history = [h for h in self.history if h[0] != step] + [(step, stats)]
@@ -110,14 +172,14 @@ class AttentionPanel(InspectorPanel):
             return
         self.refill(self.layer_box, [layer.name for layer in layers])
         self.refill(self.head_box, [f"head {h}" for h in
-                                    range(layers[0].values["attn"].shape[0])])
+                                    range(max(v.attn.shape[0] for v in layers))])
         convention = layers[0].convention
         self.card.setText(wrap(attention_card(causal="no causal mask" not in convention,
                                               scaled="without the 1/√d_k" not in convention)))
         self._draw()
         self._draw_grid()
         self._draw_history()
-        positional = trace.extras.get("positional")
+        positional = extras.get("positional")
         if positional is not None:
             self.positional.set_data(np.asarray(positional), [str(i) for i in range(
                 len(positional))], [str(d) for d in range(np.shape(positional)[1])],
@@ -156,36 +218,39 @@ class AttentionPanel(InspectorPanel):
         layers = self.attention_layers()
         if not layers:
             return None, 0
-        return layers[max(self.layer_box.currentIndex(), 0)], max(self.head_box.currentIndex(), 0)
+        layer = layers[max(self.layer_box.currentIndex(), 0)]
+        return layer, min(max(self.head_box.currentIndex(), 0), layer.attn.shape[0] - 1)
 
     def _draw(self) -> None:
         layer, head = self.current()
         if layer is None:
             return
-        scores = self.what_box.currentIndex() == 1 and "scores" in layer.values
-        matrix = layer.values["scores" if scores else "attn"][head]
-        tokens = self.trace.token_text
+        scores = self.what_box.currentIndex() == 1 and layer.scores is not None
+        matrix = (layer.scores if scores else layer.attn)[head]
         what = "scores QKᵀ/√d_k" if scores else "weights α"
-        scores_of_head = layer.values["scores"][head] if "scores" in layer.values else None
-        self.heatmap.set_data(masked(matrix, scores_of_head), tokens, tokens,
+        shown = masked(matrix, None if layer.scores is None else layer.scores[head]) \
+            if layer.causal or layer.scores is not None else _finite(matrix)
+        self.heatmap.set_data(shown, layer.rows, layer.cols,
                               levels=None if scores else (0.0, 1.0),
                               title=f"{layer.name}, head {head}: {what}")
-        self._draw_lines(np.asarray(layer.values["attn"][head]))
+        self._draw_lines(np.asarray(layer.attn[head]), layer)
 
     def _draw_grid(self) -> None:
         self.grid.clear()
         self.thumbnails.clear()
         cmap = pg.colormap.get("viridis")
         layers = self.attention_layers()
-        for h in range(layers[0].values["attn"].shape[0] if layers else 0):
+        for h in range(max(v.attn.shape[0] for v in layers) if layers else 0):
             self.grid.addLabel(f"head {h}", row=0, col=h + 1, color="k")
         for li, layer in enumerate(layers):
             self.grid.addLabel(layer.name, row=li + 1, col=0, angle=-90, color="k")
-            scores = layer.values.get("scores")
-            for h, matrix in enumerate(layer.values["attn"]):
+            for h, matrix in enumerate(layer.attn):
                 box = self.grid.addViewBox(row=li + 1, col=h + 1, lockAspect=True,
                                            invertY=True, enableMouse=False)
-                image = pg.ImageItem(masked(matrix, None if scores is None else scores[h]),
+                image = pg.ImageItem(masked(matrix, None if layer.scores is None
+                                            else layer.scores[h])
+                                     if layer.causal or layer.scores is not None
+                                     else _finite(matrix),
                                      axisOrder="row-major", levels=(0, 1))
                 image.setColorMap(cmap)
                 image.mouseClickEvent = lambda _ev, li=li, h=h: self.select(li, h)
@@ -193,13 +258,12 @@ class AttentionPanel(InspectorPanel):
                 box.addItem(image)
                 self.thumbnails[(li, h)] = image
 
-    def _draw_lines(self, attn: np.ndarray) -> None:
+    def _draw_lines(self, attn: np.ndarray, layer: AttentionView) -> None:
         """Keys on the left, queries on the right; a line per weight above 0.05."""
         plot = self.lines
         plot.clear()
-        tokens = self.trace.token_text
-        t = len(tokens)
-        for x, anchor in ((0.0, (1, 0.5)), (1.0, (0, 0.5))):
+        t = max(len(layer.rows), len(layer.cols))
+        for x, anchor, tokens in ((0.0, (1, 0.5), layer.cols), (1.0, (0, 0.5), layer.rows)):
             for i, text in ticks(tokens, 64):
                 label = pg.TextItem(text, color="k", anchor=anchor)
                 label.setPos(x, i - 0.5)
@@ -238,8 +302,9 @@ class AttentionPanel(InspectorPanel):
         layer, head = self.current()
         if layer is None:
             return ["query", "key", "weight"], [[], [], []]
-        attn = np.asarray(layer.values["attn"][head])
-        rows, cols = np.tril_indices(attn.shape[0])
+        attn = np.asarray(layer.attn[head])
+        rows, cols = (np.tril_indices(attn.shape[0]) if layer.causal
+                      else np.indices(attn.shape).reshape(2, -1))
         return ["query", "key", "weight"], [rows.tolist(), cols.tolist(),
                                             attn[rows, cols].tolist()]
 
@@ -253,3 +318,10 @@ class AttentionPanel(InspectorPanel):
                 for target, value in zip(columns, [step, head, *row], strict=True):
                     target.append(float(value))
         return header, columns
+
+
+def _finite(matrix: np.ndarray) -> np.ndarray:
+    """A matrix without a causal mask, −∞ scores (padding) drawn as masked cells."""
+    out = np.array(matrix, dtype=np.float32)
+    out[~np.isfinite(out)] = np.nan
+    return out

@@ -30,8 +30,10 @@ class DiagramBox:
 
 def diagram_boxes(summary: ModelSummary) -> list[DiagramBox]:
     """The boxes for a summary: input, each (folded) layer except dropout, softmax."""
-    boxes = [DiagramBox("tokens x_t", "(None, T)", _FILL["input"])]
     rows = [r for r in summary.rows if r.kind != "Dropout"]
+    composed = any(r.name.split(" ", 1)[0] in _PARTS for r in rows)  # an encoder-decoder
+    boxes = [DiagramBox("source x_1…x_S" if composed else "tokens x_t", "(None, T)",
+                        _FILL["input"])]
     i = 0
     while i < len(rows):
         row, count = rows[i], 1
@@ -41,8 +43,29 @@ def diagram_boxes(summary: ModelSummary) -> list[DiagramBox]:
                                 _FILL.get(row.kind, _LAYER_FILL)))
         i += count
     width = rows[-1].output_shape.rsplit(", ", 1)[-1].rstrip(")") if rows else "V"
-    boxes.append(DiagramBox("softmax ŷ_t", f"P(x_t+1) over {width}", _FILL["softmax"]))
+    if composed:
+        boxes.append(DiagramBox("softmax p(y_i)", f"over {width} target tokens",
+                                _FILL["softmax"]))
+    else:
+        boxes.append(DiagramBox("softmax ŷ_t", f"P(x_t+1) over {width}", _FILL["softmax"]))
     return boxes
+
+
+_PARTS = {"encoder": "Enc.", "decoder": "Dec."}
+_PART_NAMES = {"bridge W_b": "Bridge W_b", "attention score": "Score e_ij",
+               "attentional layer W_c": "W_c [c_i; s_i]", "head": "Linear W_o"}
+
+
+def _part_title(row: LayerRow) -> str | None:
+    """The box title of a layer of an encoder-decoder ("encoder gru" -> "Enc. GRU")."""
+    part, _, rest = row.name.partition(" ")
+    if part not in _PARTS or not rest:
+        return None
+    if rest.startswith("embedding"):
+        return "Embedding x" if part == "encoder" else "Embedding y"
+    if row.kind in ("GRU", "LSTM", "RNN") or rest.startswith("block"):
+        return f"{_PARTS[part]} {row.kind.replace('DecoderBlock', 'block')}"
+    return _PART_NAMES.get(rest, rest)
 
 
 def _same_layer(a: LayerRow, b: LayerRow) -> bool:
@@ -50,6 +73,9 @@ def _same_layer(a: LayerRow, b: LayerRow) -> bool:
 
 
 def _title(row: LayerRow, count: int) -> str:
+    part = _part_title(row)
+    if part is not None:
+        return f"{part} ×{count}" if count > 1 else part
     name = {"Linear": "Linear V", "Block": "Block", "LayerNorm": "LayerNorm"}.get(row.kind)
     if row.output_shape.endswith("added"):
         name = "+ Positions P"

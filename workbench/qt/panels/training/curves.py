@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.config.tasks import DEFAULT_TASK, curves_of
+from workbench.core.config.tasks import DEFAULT_TASK, ResultPlot, curves_of, result_plots_of
 from workbench.qt.panels.training.curve_item import CurveItem
 from workbench.qt.panels.training.curve_ranges import RangeFollower
 from workbench.qt.panels.training.curve_readout import CurveReadout
@@ -65,6 +65,7 @@ class PlotSpec:
     title: str
     log_ok: bool = True
     scale: float = 1.0
+    result: ResultPlot | None = None  # a structured result, drawn against its own x
 
 
 TRAINING_PLOTS = (PlotSpec("lr", "lr", None, "Learning rate", log_ok=False),
@@ -73,8 +74,10 @@ TRAINING_PLOTS = (PlotSpec("lr", "lr", None, "Learning rate", log_ok=False),
 
 
 def plot_specs(tasks: list[str]) -> tuple[PlotSpec, ...]:
-    """The task curves of `tasks` (each once, in order), then the training plots."""
+    """The task curves of `tasks` (each once, in order), the tasks' result plots, then the
+    training plots (learning rate, gradient norm, tokens per second)."""
     specs: dict[str, PlotSpec] = {}
+    results: dict[str, PlotSpec] = {}
     for task in dict.fromkeys(tasks):
         for curve in curves_of(task):
             key = curve.train or curve.metric
@@ -82,7 +85,12 @@ def plot_specs(tasks: list[str]) -> tuple[PlotSpec, ...]:
             specs.setdefault(key, PlotSpec(key, curve.train, curve.metric,
                                            curve.title + (" (%)" if percent else ""),
                                            curve.log_ok, 100.0 if percent else 1.0))
-    return tuple(specs.values()) + TRAINING_PLOTS
+        for plot in result_plots_of(task):
+            percent = plot.unit == "percent"
+            results.setdefault(plot.key, PlotSpec(
+                plot.key, None, None, plot.title + (" (%)" if percent else ""), False,
+                100.0 if percent else 1.0, plot))
+    return tuple(specs.values()) + tuple(results.values()) + TRAINING_PLOTS
 
 
 TITLE_SIZE = "9pt"
@@ -179,8 +187,9 @@ class CurvesView(QWidget):
         self._colours.clear()
         self.specs = specs
         self.plots = {}
+        columns = max(3, -(-len(specs) // 2))  # two rows: six plots in three columns
         for index, spec in enumerate(specs):
-            plot = self.graphics.addPlot(row=index // 3, col=index % 3,
+            plot = self.graphics.addPlot(row=index // columns, col=index % columns,
                                          axisItems=log_axes("left"))
             plot.setTitle(self._title(spec), size=TITLE_SIZE)
             plot.setMinimumWidth(120)
@@ -192,12 +201,14 @@ class CurvesView(QWidget):
             # one width for every y axis: x-linking aligns the plots on screen, so a wider
             # axis (0.0020 on the learning rate) would hide the start of that plot's curve
             plot.getAxis("left").setWidth(LEFT_AXIS_PX)
-            if self.plots:
+            if spec.result is not None:  # its own x (an input length): fitted to its data
+                plot.enableAutoRange()
+            elif self.plots:
                 plot.setXLink(self.plots["loss"])
             self.plots[spec.key] = plot
         self.rollbacks = RollbackMarks(self.plots)
         following = getattr(self, "follow", None) is None or self.follow.isChecked()
-        self.follower = RangeFollower(list(self.plots.values()),
+        self.follower = RangeFollower([self.plots[s.key] for s in specs if s.result is None],
                                       on_manual=self._stopped_following)
         self.follower.following = following
         self.plots["loss"].vb.sigXRangeChanged.connect(self._view_moved)
@@ -229,7 +240,7 @@ class CurvesView(QWidget):
         x_key = self.x_axis.currentData()
         for spec in self.specs:
             plot = self.plots[spec.key]
-            plot.setLabel("bottom", X_AXES[x_key])
+            plot.setLabel("bottom", spec.result.x_label if spec.result else X_AXES[x_key])
             plot.setLogMode(y=self.log_scale.isChecked() and spec.log_ok)
 
     def _follow_toggled(self, on: bool) -> None:
@@ -336,7 +347,18 @@ class CurvesView(QWidget):
             if spec.val and val_changed and spec.val in run.val:
                 self._curve(run, spec.key, "val").setData(run.val[x_key],
                                                           spec.scale * run.val[spec.val])
+            if spec.result is not None and val_changed:
+                self._draw_result(run, spec)
         self.rollbacks.show(run, x_key)
+
+    def _draw_result(self, run: RunSeries, spec: PlotSpec) -> None:
+        """The run's latest structured result as a line with dots (x against y)."""
+        latest = next((r[spec.key] for _, r in reversed(run.results) if spec.key in r), None)
+        if latest is None:
+            return
+        x = np.asarray(latest[spec.result.x], dtype=float)
+        y = spec.scale * np.asarray(latest[spec.result.y], dtype=float)
+        self._curve(run, spec.key, "result").setData(x, y)
 
     def _decimated(self, run: RunSeries, column: str, x: np.ndarray, shown: slice,
                    buckets: int, smoothing: float) -> tuple[np.ndarray, ...]:

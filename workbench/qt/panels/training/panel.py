@@ -107,6 +107,7 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         controller.jobs.state_changed.connect(self._on_job_state)
         controller.tokens_changed.connect(self._describe)
         controller.model_config_changed.connect(self._describe)
+        controller.task_config_changed.connect(self._describe)
         self._list_past_runs()
         self._describe()
 
@@ -135,10 +136,15 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
 
     def _describe(self, *_: object) -> None:
         tokens, model = self.controller.tokens, self.model_config()
+        task = self.controller.task_config
         chosen = "" if self.controller.model_config else " (default; choose one in the model panel)"
         if self.recipe is not None:
-            text = (f"Recipe <b>{self.recipe.name}</b>: {model.title} on "
-                    f"{Path(self.recipe.corpus_path).name} (its own corpus and tokenizer)")
+            source = (Path(self.recipe.corpus_path).name + " (its own corpus and tokenizer)"
+                      if self.recipe.corpus_path else self.recipe.task.title)
+            text = f"Recipe <b>{self.recipe.name}</b>: {model.title} on {source}"
+        elif task is not None and not task.needs_corpus:
+            data = task.data_summary() if hasattr(task, "data_summary") else ""
+            text = f"<b>{model.title}</b>{chosen}: {task.title}" + (f", {data}" if data else "")
         elif tokens is None:
             text = "Load and tokenize a corpus first (Corpus panel), or open a recipe."
         else:
@@ -169,7 +175,8 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
                 model = self.model_config()
                 spec = training.train_job(self.controller.corpus, self.controller.tokens,
                                           model, config, embedding_init=getattr(
-                                              self.controller, "embedding_init", None))
+                                              self.controller, "embedding_init", None),
+                                          task=self.controller.task_config)
                 name = spec.title.removeprefix("Training ")
         except UserFacingError as exc:
             self.controller.report_error(str(exc))
@@ -310,3 +317,4 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         if not self.live_key:
             self.controls.set_running(False)
             self.controls.start.setEnabled(not busy and not self.controls.form.problems())
+

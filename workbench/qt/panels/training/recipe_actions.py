@@ -30,6 +30,7 @@ class RecipeActions:
             return False
         self.recipe = recipe
         self.controls.form.set_config(recipe.training)
+        self.controller.set_task_config(recipe.task)
         self.controller.set_model_config(recipe.model)
         self._describe()
         return True
@@ -50,7 +51,8 @@ class RecipeActions:
             else:
                 corpus = self.controller.corpus
                 recipe = training.recipe_of(corpus, self.controller.tokens,
-                                            self.model_config(), config)
+                                            self.model_config(), config,
+                                            task=self.controller.task_config)
         except UserFacingError as exc:
             self.controller.report_error(str(exc))
             return False

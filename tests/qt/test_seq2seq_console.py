@@ -1,0 +1,67 @@
+"""The Seq2seq console: the output streams token by token; hovering a token shows its
+probability, alternatives and attention row; beam search reports progress; a language-model
+snapshot is named as such."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from tests.qt.inspection_fakes import snapshot as lm_snapshot
+
+from tests.qt.seq2seq_fakes import OUTPUT, alignment, fake_backend, snapshot
+from workbench.core.events import DecodedToken, Progress
+from workbench.qt.controller import WorkbenchController
+from workbench.qt.panels.seq2seq_console import Seq2seqConsolePanel
+
+
+@pytest.fixture
+def panel(qtbot):
+    controller = WorkbenchController(fake_backend())
+    widget = Seq2seqConsolePanel(controller)
+    qtbot.addWidget(widget)
+    yield widget
+    controller.shutdown()
+
+
+def test_greedy_output_streams_and_each_token_shows_its_attention_row(qtbot, panel):
+    streamed = []
+    panel.controller.queries.event.connect(
+        lambda e: streamed.append(e) if isinstance(e, DecodedToken) else None)
+    panel.controller.set_snapshot(snapshot(80))
+    assert "dates @ step 80" in panel.source.text()
+    panel.input.setText("3 Mar 2011")
+    assert panel.decode()
+    qtbot.waitUntil(lambda: panel.result is not None, timeout=5000)
+    assert [t.text for t in streamed] == OUTPUT  # one event per token, in order
+    assert panel.output_text() == "2011-03-03"
+    assert "2011-03-03" in panel.output.toPlainText()
+    np.testing.assert_allclose(panel.matrix.image_values(), alignment(80), rtol=1e-6)
+    panel.show_token(2, tooltip=False)
+    assert "p = 0.800" in panel.info.text() and "top:" in panel.info.text()
+    bars = [item for item in panel.row_plot.getPlotItem().items
+            if hasattr(item, "opts") and "height" in item.opts]
+    np.testing.assert_allclose(bars[0].opts["height"], alignment(80)[2])
+    assert panel.controller.backend.seq2seq.decodes[0][0] == "3 Mar 2011"
+
+
+def test_beam_search_reports_progress_then_the_best_output(qtbot, panel):
+    """(The panel's slot runs before this test's, both connected to the same signal.)"""
+    panel.controller.set_snapshot(snapshot(5))
+    panel.form.set_config(dataclasses.replace(panel.form.config(), strategy="beam",
+                                              beam_width=3))
+    progress = []
+    panel.controller.queries.event.connect(
+        lambda e: progress.append(panel.info.text()) if isinstance(e, Progress) else None)
+    assert panel.decode()
+    qtbot.waitUntil(lambda: panel.result is not None, timeout=5000)
+    _text, settings = panel.controller.backend.seq2seq.decodes[0]
+    assert settings.strategy == "beam" and settings.beam_width == 3
+    assert "beam" in panel.matrix.plot.titleLabel.text
+    assert progress == ["Beam search: 2"]  # the leading prefix while it searched
+
+
+def test_a_language_model_snapshot_is_pointed_elsewhere(qtbot, panel):
+    panel.controller.set_snapshot(lm_snapshot(3))
+    assert "language model" in panel.source.text()
