@@ -82,13 +82,17 @@ def test_presets_load_and_find_the_shipped_corpus():
     from workbench.core.resources import resource_path
 
     presets = sorted(resource_path("recipes").glob("*.toml"))
-    archs = set()
+    archs = {}
     for preset in presets:
         recipe = load_recipe(preset)
-        assert recipe.corpus_location() == default_corpus_path()
-        assert recipe.tokenizer.kind == "char"
-        archs.add(recipe.model.arch)
-    assert archs == {"lstm", "gru", "rnn", "transformer"}
+        if recipe.task.needs_corpus:  # a language model: the shipped corpus, by characters
+            assert recipe.corpus_location() == default_corpus_path()
+            assert recipe.tokenizer.kind == "char"
+        else:  # sequence to sequence: generated data, no corpus
+            assert recipe.corpus_path == "" and recipe.task.data in ("dates", "reverse")
+        archs.setdefault(recipe.task.name, set()).add(recipe.model.arch)
+    assert archs == {"language_model": {"lstm", "gru", "rnn", "transformer"},
+                     "seq2seq": {"rnn_seq2seq", "transformer_seq2seq"}}
 
 
 def test_run_labels_read_well(tmp_path):

@@ -39,7 +39,8 @@ class TrainingBackend:
         is a task config (None: a language model on the session's corpus)."""
         task = task if task is not None else LanguageModelTaskConfig()
         if not task.needs_corpus:
-            return Recipe(name or f"{task.name}-{model_config.arch}", "", model_config,
+            data = getattr(task, "data", task.name)  # "dates-rnn_seq2seq"
+            return Recipe(name or f"{data}-{model_config.arch}", "", model_config,
                           training=training, task=task)
         if corpus is None or tokens is None:
             raise UserFacingError("Load a corpus and tokenize it (Corpus panel) before "

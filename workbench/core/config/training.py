@@ -37,17 +37,20 @@ class TrainingConfig:
     batch_size: int = param(32, "Batch size", "Sequences per step (B).", min=1, max=4096)
     seq_len: int = param(128, "Sequence length", "Tokens per window (T): the truncated-BPTT "
                          "window of a recurrent model, the block of a transformer (at most its "
-                         "context length).", min=2, max=8192, step=8)
+                         "context length). Language models only: sequence-to-sequence batches "
+                         "are as long as their longest pair.", min=2, max=8192, step=8)
     max_steps: int = param(2000, "Steps", "Optimisation steps to train for.",
                            min=1, max=10_000_000, step=100)
     eval_every: int = param(100, "Validate every", "Steps between validations.",
                             min=1, max=1_000_000)
     eval_batches: int = param(20, "Validation batches", "Windows of the validation split "
-                              "averaged per validation (the same ones every time).",
+                              "averaged per validation (the same ones every time). A "
+                              "sequence-to-sequence task validates on all its held-out pairs.",
                               min=1, max=10_000)
     sample_every: int = param(200, "Sample every", "Steps between text samples (0 = never).",
                               min=0, max=1_000_000)
-    sample_length: int = param(200, "Sample length", "Tokens generated per sample.",
+    sample_length: int = param(200, "Sample length", "Tokens generated per sample (a language "
+                               "model; sequence to sequence decodes a few held-out inputs).",
                                min=1, max=10_000)
     grad_clip: float = param(1.0, "Gradient clip", "Largest gradient norm ‖g‖ before the "
                              "step; larger gradients are scaled down (0 = no clipping).",

@@ -202,7 +202,9 @@ class CurvesView(QWidget):
             # axis (0.0020 on the learning rate) would hide the start of that plot's curve
             plot.getAxis("left").setWidth(LEFT_AXIS_PX)
             if spec.result is not None:  # its own x (an input length): fitted to its data
-                plot.enableAutoRange()
+                plot.enableAutoRange(x=True, y=spec.scale == 1.0)
+                if spec.scale != 1.0:  # a share in percent: the whole 0-100 % scale
+                    plot.setYRange(0, 100, padding=0.04)
             elif self.plots:
                 plot.setXLink(self.plots["loss"])
             self.plots[spec.key] = plot
