@@ -30,7 +30,7 @@ def test_greedy_output_streams_and_each_token_shows_its_attention_row(qtbot, pan
     panel.controller.queries.event.connect(
         lambda e: streamed.append(e) if isinstance(e, DecodedToken) else None)
     panel.controller.set_snapshot(snapshot(80))
-    assert "dates @ step 80" in panel.source.text()
+    assert "dates @ step 80" in panel.source.label.text()
     panel.input.setText("3 Mar 2011")
     assert panel.decode()
     qtbot.waitUntil(lambda: panel.result is not None, timeout=5000)
@@ -64,4 +64,4 @@ def test_beam_search_reports_progress_then_the_best_output(qtbot, panel):
 
 def test_a_language_model_snapshot_is_pointed_elsewhere(qtbot, panel):
     panel.controller.set_snapshot(lm_snapshot(3))
-    assert "language model" in panel.source.text()
+    assert "language model" in panel.source.label.text()

@@ -110,7 +110,7 @@ class Seq2seqTaskConfig:
 @register_config
 @dataclass
 class RnnSeq2seqConfig:
-    """RNN encoder-decoder with an attention score (SEEDS 2.3 R12, 2.4 T1-T3)."""
+    """RNN encoder-decoder with an attention score (SEEDS.md 2.3 R12, 2.4 T1-T3)."""
 
     arch: ClassVar[str] = "rnn_seq2seq"
     title: ClassVar[str] = "RNN encoder-decoder"
@@ -129,13 +129,14 @@ class RnnSeq2seqConfig:
     num_layers: int = param(1, "Layers", "Stacked layers in the encoder and in the decoder.",
                             min=1, max=8)
     bidirectional: bool = param(True, "Bidirectional encoder", "Read the source both ways; "
-                                "h_j = [h_j^f; h_j^b] (SLP3 9.17).")
+                                "h_j = [h_j^f; h_j^b] (Jurafsky & Martin, SLP3 eq. 9.17).")
     attention: str = param("additive", "Attention", "Score e_ij of decoder state s_i against "
                            "encoder state h_j. none: the plain encoder-decoder, whose decoder "
                            "sees only the bridged final state (the bottleneck). dot: s_i^T h_j "
-                           "(Luong). scaled: s_i^T h_j / √d_h (000). general: s_i^T W_a h_j "
-                           "(Luong). additive: v_a^T tanh(W_a s_i + U_a h_j), the seeds' "
-                           "fc(s, h) (001, Bahdanau).", choices=ATTENTION_SCORES)
+                           "(Luong et al. 2015). scaled: s_i^T h_j / √d_h (the scaling of "
+                           "Vaswani et al. 2017). general: s_i^T W_a h_j (Luong et al. 2015). "
+                           "additive: v_a^T tanh(W_a s_i + U_a h_j), the small 'fc' network of "
+                           "Bahdanau et al. 2014 (Luong's 'concat').", choices=ATTENTION_SCORES)
     input_feeding: bool = param(False, "Input feeding", "Feed the attentional state h̃_{i-1} "
                                 "into the next decoder step beside the token embedding (Luong "
                                 "et al. 2015), so step i knows where step i-1 looked.")
@@ -160,7 +161,7 @@ class RnnSeq2seqConfig:
 @register_config
 @dataclass
 class TransformerSeq2seqConfig:
-    """Transformer encoder-decoder (SEEDS 2.5 T12-T13; Vaswani et al.)."""
+    """Transformer encoder-decoder (SEEDS.md 2.5 T12-T13; Vaswani et al.)."""
 
     arch: ClassVar[str] = "transformer_seq2seq"
     title: ClassVar[str] = "Transformer encoder-decoder"
@@ -182,9 +183,11 @@ class TransformerSeq2seqConfig:
                             "side.", min=2, max=8192, step=8)
     dropout: float = param(0.1, "Dropout", "Dropout on attention weights, residual branches "
                            "and embeddings.", min=0.0, max=0.9, step=0.05)
-    positional: str = param("sinusoidal", "Positions", "Sinusoidal encoding or learned "
-                            "position embeddings.", choices=("sinusoidal", "learned"))
-    norm_placement: str = param("post", "LayerNorm", "post-LN as the seeds write it or pre-LN.",
+    positional: str = param("sinusoidal", "Positions", "Sinusoidal encoding (Vaswani et al. "
+                            "2017) or learned position embeddings.",
+                            choices=("sinusoidal", "learned"))
+    norm_placement: str = param("post", "LayerNorm", "post-LN as Vaswani et al. 2017 write it "
+                                "(x + Sublayer(x), then norm) or pre-LN.",
                                 choices=("post", "pre"))
 
     def problems(self) -> list[str]:
@@ -200,8 +203,8 @@ class Seq2seqDecodeConfig:
     """How the console decodes: greedy or beam search (beam search is [NOT IN SEEDS])."""
 
     strategy: str = param("greedy", "Decoding", "greedy: the most likely token at each step. "
-                          "beam: keep the best prefixes by log-probability.",
-                          choices=("greedy", "beam"))
+                          "beam: keep the best prefixes by log-probability (Sutskever et al. "
+                          "2014).", choices=("greedy", "beam"))
     beam_width: int = param(4, "Beam width", "Prefixes kept at each step (beam search).",
                             min=1, max=64)
     length_penalty: float = param(1.0, "Length penalty α", "Finished beams are ranked by "

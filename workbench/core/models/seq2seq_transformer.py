@@ -111,7 +111,7 @@ class TargetDecoder(TokenPositions, nn.Module):
         norm = transformer_steps.layer_norm
         for block in self.blocks:
             pre = block.pre_norm  # pre-LN: norm inside the branch; post-LN: after the sum
-            attended, self_w, _ = transformer_steps.attention(
+            attended, self_record = transformer_steps.attention(
                 block, norm(y, block.norm1) if pre else y, None)
             y = y + attended if pre else norm(y + attended, block.norm1)
             crossed, cross_w, cross_s = cross_attention(
@@ -120,8 +120,8 @@ class TargetDecoder(TokenPositions, nn.Module):
             fed = transformer_steps.feed_forward(block, norm(y, block.norm2) if pre else y)
             y = y + fed if pre else norm(y + fed, block.norm2)
             if record:
-                records.append({"self": self_w, "cross": cross_w, "cross_scores": cross_s,
-                                "resid": y})
+                records.append({"self": self_record["attn"], "cross": cross_w,
+                                "cross_scores": cross_s, "resid": y})
         return self.head(self.final_norm(y)), y, records
 
 

@@ -32,10 +32,10 @@ from workbench.qt.widgets.step_view import StepView
 
 ALIGNMENT_NOTE = (
     "Row i is output step i, column j input position j: α<sub>ij</sub>, how much of "
-    "h<sub>j</sub> goes into the context c<sub>i</sub> (001: c<sub>i</sub> = Σ<sub>j</sub> "
-    "α<sub>ij</sub> h<sub>j</sub>). Each row sums to 1. A bidirectional encoder's h<sub>j</sub> "
-    "also carries its neighbours, so the model may look one position beside the character it "
-    "copies.")
+    "h<sub>j</sub> goes into the context c<sub>i</sub> = Σ<sub>j</sub> α<sub>ij</sub> "
+    "h<sub>j</sub> (Bahdanau et al. 2014). Each row sums to 1. A bidirectional encoder's "
+    "h<sub>j</sub> also carries its neighbours, so the model may look one position beside the "
+    "character it copies.")
 MAX_HISTORY = 200  # snapshots kept for the slider (a long run thins out the oldest)
 PLACEHOLDER = "Input, optionally → the expected output"
 
@@ -163,6 +163,7 @@ class AlignmentPanel(Panel):
 
 
 def score_card_cross() -> str:
-    return ("<b>Cross-attention</b> (seed 000): Y := LayerNorm(Y + MultiHead(Y W<sub>Q</sub>, "
-            "X W<sub>K</sub>, X W<sub>V</sub>)); the matrix is the last decoder layer's weights "
-            "averaged over its heads. The Attention panel shows each layer and head.")
+    return ("<b>Cross-attention</b> (Vaswani et al. 2017): Y := LayerNorm(Y + MultiHead("
+            "Y W<sub>Q</sub>, X W<sub>K</sub>, X W<sub>V</sub>)); the matrix is the last "
+            "decoder layer's weights averaged over its heads. The Attention panel shows each "
+            "layer and head.")

@@ -29,13 +29,21 @@ from workbench.core.config.seq2seq import Seq2seqDecodeConfig
 from workbench.core.events import DecodedToken, Progress
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, row
-from workbench.qt.widgets.checkpoint_open import ask_checkpoint_path, open_checkpoint
 from workbench.qt.widgets.config_form import ConfigForm
 from workbench.qt.widgets.heatmap import Heatmap, ticks, visible_token
+from workbench.qt.widgets.snapshot_source import SnapshotSource
 from workbench.qt.widgets.token_stream import TokenStreamView
 
 HINT = ("Hover an output token for its probability, the alternatives and where it looked in "
         "the input. Orange: how unlikely each token was.")
+
+
+def describe_source(snapshot: Any) -> str:
+    if snapshot is None:
+        return "No model yet: train a sequence-to-sequence model or open a checkpoint."
+    if snapshot.task_name != "seq2seq":
+        return f"{snapshot.label} is a language model: see Generate."
+    return f"Model: {snapshot.label}"
 
 
 def describe(token: DecodedToken) -> str:
@@ -52,16 +60,13 @@ class Seq2seqConsolePanel(Panel):
 
     def __init__(self, controller, parent=None) -> None:
         super().__init__(controller, parent)
-        self.snapshot: Any = controller.snapshot
-        self.loaded = False  # an opened checkpoint replaces the session's snapshots
         self.tokens: list[DecodedToken] = []
         self.result: Any = None
         self.source_labels: list[str] = []
         self._decoding = False
         self._dirty = False
-        self.source = QLabel()
-        open_button = QPushButton("Open checkpoint…")
-        open_button.clicked.connect(self.ask_checkpoint)
+        self.source = SnapshotSource(controller, describe_source)
+        self.source.changed.connect(lambda _snapshot: self._show_source())
         self.input = QLineEdit("Thursday, March 3rd 2011")
         self.input.setPlaceholderText("Input for the model to read")
         self.input.returnPressed.connect(self.decode)
@@ -84,7 +89,7 @@ class Seq2seqConsolePanel(Panel):
         self.matrix.clicked.connect(lambda r, _c: self.show_token(r))
         self.timer = QTimer(self, interval=33)  # the stream redraws at most ~30 times a second
         self.timer.timeout.connect(self._redraw)
-        left = column(row(self.source, open_button), QLabel("Input"), self.input, self.form,
+        left = column(self.source, QLabel("Input"), self.input, self.form,
                       row(self.decode_button, self.stop_button))
         left.layout().addStretch(1)
         plots = QSplitter(Qt.Orientation.Horizontal)
@@ -100,39 +105,20 @@ class Seq2seqConsolePanel(Panel):
         split.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addWidget(split)
-        controller.snapshot_changed.connect(self._on_snapshot)
         controller.queries.event.connect(self._on_event)
         self._show_source()
 
     # --- the model ----------------------------------------------------------------------------
 
-    @Slot(object)
-    def _on_snapshot(self, snapshot: Any) -> None:
-        if not self.loaded:
-            self.snapshot = snapshot
-            self._show_source()
-
-    def _show_source(self) -> None:
-        if self.snapshot is None:
-            text = "No model yet: train a sequence-to-sequence model or open a checkpoint."
-        elif self.snapshot.task_name != "seq2seq":
-            text = f"{self.snapshot.label} is a language model: see Generate."
-        else:
-            text = f"Model: {self.snapshot.label}"
-        self.source.setText(text)
-        self.decode_button.setEnabled(self.snapshot is not None and not self._decoding)
-
-    def ask_checkpoint(self) -> None:
-        path = ask_checkpoint_path(self)
-        if path:
-            self.open_checkpoint(path)
+    @property
+    def snapshot(self) -> Any:
+        return self.source.snapshot
 
     def open_checkpoint(self, path: str) -> bool:
-        return open_checkpoint(self.controller, path, self.use_snapshot)
+        return self.source.open_checkpoint(path)
 
-    def use_snapshot(self, snapshot: Any) -> None:
-        self.snapshot, self.loaded = snapshot, True
-        self._show_source()
+    def _show_source(self) -> None:
+        self.decode_button.setEnabled(self.snapshot is not None and not self._decoding)
 
     # --- decoding -----------------------------------------------------------------------------
 

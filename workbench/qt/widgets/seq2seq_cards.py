@@ -1,9 +1,9 @@
-"""Equation cards of the encoder-decoder models, in the seeds' notation, as rich text.
-
-Each attention score is named as each source names it: the additive score is seed 001's
-fc(s, h) (Bahdanau's; Luong calls it "concat"), dot and general are Luong's, the scaled dot
-product is seed 000's. The Architecture panel shows the card of the chosen model; the Alignment
-panel shows the score's card beside the matrix.
+"""Equation cards of the encoder-decoder models, as rich text, each citing where a student can
+read it: the additive score is Bahdanau, Cho & Bengio 2014 (the course's "fc(s, h)", Luong's
+"concat"), dot and general are Luong, Pham & Manning 2015, the scaled dot product is the
+scaling of Vaswani et al. 2017 applied to these states, the encoder-decoder frame is
+Sutskever, Vinyals & Le 2014 and Cho et al. 2014. The Architecture panel shows the card of
+the chosen model; the Alignment panel shows the score's card beside the matrix.
 """
 
 from __future__ import annotations
@@ -15,29 +15,27 @@ from workbench.qt.widgets.cell_equations import card_html
 _STYLE = "font-family: 'DejaVu Serif', serif; font-size: 11pt;"
 
 SCORES = {
-    "none": ("No attention: the plain encoder-decoder",
+    "none": ("No attention: the plain encoder-decoder (Sutskever et al. 2014; Cho et al. 2014)",
              "The decoder reads the source only through s<sub>0</sub>, the bridged final "
              "encoder states: the whole input squeezed into one fixed-length vector, the "
-             "bottleneck of seeds 001-003 (long inputs suffer)."),
-    "dot": ("Dot score (Luong et al. 2015; seed 002)",
-            "e<sub>ij</sub> = s<sub>i</sub><sup>T</sup> h<sub>j</sub> &nbsp;&nbsp;"
-            "(002: score(h<sub>4</sub>, h̄<sub>s</sub>) = h<sub>4</sub><sup>T</sup> h̄<sub>s</sub>)"),
-    "scaled": ("Scaled dot score (seed 000)",
+             "bottleneck that made long inputs suffer and attention necessary."),
+    "dot": ("Dot score (Luong, Pham &amp; Manning 2015)",
+            "e<sub>ij</sub> = s<sub>i</sub><sup>T</sup> h<sub>j</sub>"),
+    "scaled": ("Scaled dot score (the 1/√d scaling of Vaswani et al. 2017)",
                "e<sub>ij</sub> = s<sub>i</sub><sup>T</sup> h<sub>j</sub> / √d<sub>h</sub>, "
                "d<sub>h</sub> the width of h<sub>j</sub>"),
-    "general": ("General score (Luong et al. 2015) [not in the seeds]",
+    "general": ("General score (Luong, Pham &amp; Manning 2015)",
                 "e<sub>ij</sub> = s<sub>i</sub><sup>T</sup> W<sub>a</sub> h<sub>j</sub>"),
-    "additive": ("Additive score: seed 001's fc (Bahdanau et al. 2014)",
+    "additive": ("Additive score (Bahdanau, Cho &amp; Bengio 2014)",
                  "e<sub>ij</sub> = fc(s, h<sub>j</sub>) = v<sub>a</sub><sup>T</sup> "
-                 "tanh(W<sub>a</sub> s<sub>i</sub> + U<sub>a</sub> h<sub>j</sub>)  "
-                 "&nbsp;(a one-hidden-layer network; 001 and 003 say “a small neural "
-                 "network”)"),
+                 "tanh(W<sub>a</sub> s<sub>i</sub> + U<sub>a</sub> h<sub>j</sub>) &nbsp;a small "
+                 "network with one hidden layer (the course's “fc”; Luong's “concat”)"),
 }
 
 RNN_FRAME = """
-<b>RNN encoder-decoder</b> (000, 001, 003)<br>
+<b>RNN encoder-decoder</b> (Sutskever et al. 2014; Cho et al. 2014)<br>
 h<sub>j</sub> = [h<sub>j</sub><sup>f</sup>; h<sub>j</sub><sup>b</sup>] &nbsp;encoder states,
-j = 1…S (SLP3 9.17)<br>
+j = 1…S (Jurafsky &amp; Martin, SLP3 eq. 9.17)<br>
 s<sub>0</sub> = tanh(W<sub>b</sub> [h<sub>S</sub><sup>f</sup>; h<sub>1</sub><sup>b</sup>] +
 b<sub>b</sub>) &nbsp;the bridge<br>
 s<sub>i</sub> = cell(s<sub>i−1</sub>, E y<sub>i−1</sub>{feed}) &nbsp;decoder state<br>
@@ -46,21 +44,22 @@ p(y<sub>i</sub> | y<sub>&lt;i</sub>, x) = softmax(W<sub>o</sub> {out} + b<sub>o<
 """
 
 ATTENTION_LINES = """
-α<sub>ij</sub> = exp(e<sub>ij</sub>) / Σ<sub>k</sub> exp(e<sub>ik</sub>) &nbsp;(001; 0 on
+α<sub>ij</sub> = exp(e<sub>ij</sub>) / Σ<sub>k</sub> exp(e<sub>ik</sub>) &nbsp;(0 on
 padding)<br>
-c<sub>i</sub> = Σ<sub>j</sub> α<sub>ij</sub> h<sub>j</sub> &nbsp;context vector (001)<br>
+c<sub>i</sub> = Σ<sub>j</sub> α<sub>ij</sub> h<sub>j</sub> &nbsp;context vector (Bahdanau et
+al. 2014)<br>
 h̃<sub>i</sub> = tanh(W<sub>c</sub> [c<sub>i</sub>; s<sub>i</sub>] + b<sub>c</sub>)
-&nbsp;(002: “concatenate h and C … an FFN”)<br>
+&nbsp;attentional state (Luong et al. 2015)<br>
 """
 
-QUERY_NOTE = ("<small>The score reads the current state s<sub>i</sub>, as in Luong et al. and "
-              "seed 002's walkthrough. Seed 001 writes fc(s<sub>i−1</sub>, h<sub>j</sub>) and "
-              "feeds c<sub>i</sub> into the cell (Bahdanau); with input feeding the context "
-              "computed from s<sub>i−1</sub> reaches step i the same way, through "
+QUERY_NOTE = ("<small>The score reads the current state s<sub>i</sub>, as Luong et al. 2015 "
+              "do. Bahdanau et al. 2014 score the previous state, fc(s<sub>i−1</sub>, "
+              "h<sub>j</sub>), and feed c<sub>i</sub> into the cell; with input feeding the "
+              "context computed from s<sub>i−1</sub> reaches step i the same way, through "
               "h̃<sub>i−1</sub>.</small>")
 
 TRANSFORMER = """
-<b>Transformer encoder-decoder</b> (seed 000, {norm})<br>
+<b>Transformer encoder-decoder</b> (Vaswani et al. 2017, {norm})<br>
 X := LayerNorm(X + MultiHead(X W<sub>Q</sub>, X W<sub>K</sub>, X W<sub>V</sub>)) &nbsp;encoder,
 no mask<br>
 X := LayerNorm(X + FFN(X))<br>
@@ -68,7 +67,7 @@ Y := LayerNorm(Y + MaskedMultiHead(Y W<sub>Q</sub>, Y W<sub>K</sub>, Y W<sub>V</
 Y := LayerNorm(Y + MultiHead(Y W<sub>Q</sub>, X W<sub>K</sub>, X W<sub>V</sub>))
 &nbsp;cross-attention: keys and values from the encoder<br>
 Y := LayerNorm(Y + FFN(Y)); &nbsp;proba = softmax(Y W<sub>O</sub>)<br>
-Y = [&lt;bos&gt; y<sub>1</sub> … y<sub>m</sub>] + P, shifted right (000:L268)<br>
+Y = [&lt;bos&gt; y<sub>1</sub> … y<sub>m</sub>] + P: the output shifted right<br>
 """
 
 
@@ -91,7 +90,7 @@ def seq2seq_card(config: Any) -> str:
             parts.append(f"<div>{QUERY_NOTE}</div>")
         parts.append(card_html(config.cell))
         return "<hr>".join(parts)
-    norm = "post-LN, as the seeds write it" if config.norm_placement == "post" else (
+    norm = "post-LN, as the paper writes it" if config.norm_placement == "post" else (
         "drawn post-LN; this model is pre-LN: X := X + Sublayer(LayerNorm(X))")
     return "<hr>".join([f"<div style=\"{_STYLE}\">{TRANSFORMER.format(norm=norm)}</div>",
                         card_html("attention"), card_html("positional")])
