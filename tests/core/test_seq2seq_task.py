@@ -102,6 +102,33 @@ def test_padding_changes_no_loss_and_no_metric(dates):
     assert math.isclose(loss.item(), again.item(), rel_tol=1e-5)
 
 
+def test_ranks_weighted_by_their_real_tokens_give_the_whole_batch_loss():
+    """Under torchrun each rank gets some rows; weighing its loss by loss_weight (its real
+    target tokens) must give what one process computes on the whole batch."""
+    from workbench.core.tasks.base import Batch
+
+    reverse = Seq2seqTaskConfig(data="reverse", size=200, length=3, held_out=20)
+    pairs = run_to_end(Seq2seqTask.examples(reverse, None, JobControl()))  # outputs vary in length
+    torch.manual_seed(0)
+    model = build_model(RnnSeq2seqConfig(
+        source_vocab_size=pairs.source_tokenizer.vocab_size,
+        target_vocab_size=pairs.target_tokenizer.vocab_size, hidden_size=8,
+        embedding_size=8, attention="dot"))
+    model.eval()
+    task = build_task(reverse, pairs)
+    task.start(model, TrainingConfig(batch_size=8), torch.device("cpu"))
+    whole = task.batch(5)
+    halves = [Batch({k: v[rows] for k, v in whole.arrays.items()}, whole.tokens)
+              for rows in (slice(0, 3), slice(3, 8))]
+    weights = [task.loss_weight(half) for half in halves]
+    assert weights[0] != 3 / 8 * sum(weights)  # the halves' token counts are not their rows'
+    shares = [task.loss(model, half.to(torch.device("cpu")), None)[0].item() * w
+              for half, w in zip(halves, weights, strict=True)]
+    expected = task.loss(model, whole.to(torch.device("cpu")), None)[0].item()
+    assert sum(shares) / sum(weights) == pytest.approx(expected, rel=1e-5)
+    assert sum(weights) == task.loss_weight(whole)
+
+
 def test_a_language_model_cannot_learn_seq2seq(dates):
     failed = events_of(TrainRequest(dates, GruConfig(), TrainingConfig(max_steps=2, warmup_steps=1),
                                     task=TASK))[-1]

@@ -23,6 +23,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from tests.qt.seq2seq_fakes import FakeSeq2seq
 from workbench.core.api import Answer
 from workbench.core.config.models import MODEL_CONFIGS
 from workbench.core.config.summary import LayerRow, MatchedSize, ModelSummary
@@ -391,3 +392,4 @@ class FakeBackend:
     inspection: object = field(default_factory=lambda: FakeInspection())
     models: object = field(default_factory=FakeModels)
     training: object = field(default_factory=FakeTraining)
+    seq2seq: object = field(default_factory=FakeSeq2seq)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import numpy as np
 
@@ -79,10 +78,11 @@ class FakeSeq2seq:
     decodes: list = field(default_factory=list)
 
     @staticmethod
-    def default_probe(snap) -> str:
+    def default_probe(snapshot) -> str:
         return "3 Mar 2011 → 2011-03-03"
 
-    def probe_job(self, snap, text, max_length=64):
+    def probe_job(self, snapshot, text, max_length=64):
+        snap = snapshot
         if not text.strip():
             raise UserFacingError("Type an input for the model to read.")
         self.probes.append((snap.step, text))
@@ -90,7 +90,8 @@ class FakeSeq2seq:
             return finished(transformer_trace(snap.step))
         return finished(rnn_trace(snap.step, snap.model_config["attention"] != "none"))
 
-    def decode_job(self, snap, text, settings):
+    def decode_job(self, snapshot, text, settings):
+        snap = snapshot
         self.decodes.append((text, settings))
         weights = alignment(snap.step)
 
@@ -108,5 +109,8 @@ class FakeSeq2seq:
         return JobSpec("Decode", job)
 
 
-def fake_backend() -> SimpleNamespace:
-    return SimpleNamespace(seq2seq=FakeSeq2seq())
+def fake_backend():
+    """The shared fake backend (its seq2seq domain is a FakeSeq2seq)."""
+    from tests.qt.fake_backend import FakeBackend
+
+    return FakeBackend()

@@ -79,12 +79,11 @@ def test_recurrent_trace_says_where_to_look(qtbot, panel):
 
 
 def test_a_seq2seq_transformer_offers_encoder_decoder_and_cross_attention(qtbot, monkeypatch):
-    from types import SimpleNamespace
 
     from tests.qt import seq2seq_fakes
 
     monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)
-    controller = WorkbenchController(SimpleNamespace(seq2seq=seq2seq_fakes.FakeSeq2seq()))
+    controller = WorkbenchController(seq2seq_fakes.fake_backend())
     panel = AttentionPanel(controller)
     qtbot.addWidget(panel)
     with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):

@@ -8,8 +8,8 @@ import dataclasses
 
 import numpy as np
 import pytest
-from tests.qt.inspection_fakes import snapshot as lm_snapshot
 
+from tests.qt.fake_backend import snapshot as lm_snapshot
 from tests.qt.seq2seq_fakes import OUTPUT, alignment, fake_backend, snapshot
 from workbench.core.events import DecodedToken, Progress
 from workbench.qt.controller import WorkbenchController

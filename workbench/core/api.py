@@ -7,7 +7,7 @@ domain answers; `workbench.app.backend.Backend` implements it for real, and the 
 shared fake (`tests/qt/fake_backend.py`) that implements the same Protocols, checked by
 `tests/qt/test_backend_protocols.py` so the two cannot drift apart.
 
-Adding a domain (say `seq2seq`): write `class Seq2seqApi(Protocol)` here with its methods, add
+Adding a domain (as `seq2seq` was): write `class Seq2seqApi(Protocol)` here with its methods, add
 `seq2seq: Seq2seqApi` to `Backend` below, implement it in `workbench/app/` and register it in
 `app/backend.py`, and give the shared fake a `FakeSeq2seq`. The protocol test then checks both.
 
@@ -33,6 +33,7 @@ from workbench.core.config.summary import MatchedSize, ModelSummary
 from workbench.core.config.tokenizer import TokenizerConfig
 from workbench.core.config.training import TrainingConfig
 from workbench.core.jobs import JobSpec
+from workbench.core.seq2seq_trace import DecodeResult, Seq2seqTrace
 from workbench.core.snapshot import Snapshot
 from workbench.core.trace import Trace
 
@@ -192,6 +193,23 @@ class TrainingApi(Protocol):
         ...
 
 
+class Seq2seqApi(Protocol):
+    """Sequence-to-sequence snapshots: probes for the Alignment and Attention views, decoding
+    for the console (a language-model snapshot is refused with a UserFacingError)."""
+
+    def default_probe(self, snapshot: Snapshot | None) -> str:
+        """'input → expected output' for the snapshot's built-in task, or ''."""
+        ...
+
+    def probe_job(self, snapshot: Snapshot, text: str,
+                  max_length: int = 64) -> JobSpec[Seq2seqTrace]: ...
+
+    def decode_job(self, snapshot: Snapshot, text: str,
+                   settings: Any) -> JobSpec[DecodeResult]:
+        """Streams `DecodedToken` events, one per output token."""
+        ...
+
+
 class Backend(Protocol):
     """Everything the window may ask, one attribute per domain."""
 
@@ -200,3 +218,4 @@ class Backend(Protocol):
     inspection: InspectionApi
     models: ModelsApi
     training: TrainingApi
+    seq2seq: Seq2seqApi

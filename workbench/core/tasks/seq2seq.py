@@ -23,7 +23,7 @@ from workbench.core.config.seq2seq import Seq2seqTaskConfig
 from workbench.core.data.seq2seq_data import epoch_rows, pair_batch, prepare_pairs
 from workbench.core.generation.seq2seq_decoding import greedy_batch
 from workbench.core.jobs import JobSpec, UserFacingError
-from workbench.core.tasks.base import Batch, Evaluation, Task, register_task
+from workbench.core.tasks.base import IGNORE_INDEX, Batch, Evaluation, Task, register_task
 from workbench.core.training.setup import autocast
 
 EVAL_BATCH = 250
@@ -74,6 +74,11 @@ class Seq2seqTask(Task):
         loss = F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]),
                                batch["target_out"].reshape(-1), ignore_index=-100)
         return loss, None
+
+    def loss_weight(self, batch: Batch) -> float:
+        """The loss is a mean over the real target tokens, so under torchrun a rank's share is
+        its count of them (padding differs from rank to rank)."""
+        return float((batch.arrays["target_out"] != IGNORE_INDEX).sum())
 
     @torch.no_grad()
     def evaluate(self, model, amp: bool) -> Evaluation:

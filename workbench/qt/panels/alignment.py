@@ -43,6 +43,7 @@ PLACEHOLDER = "Input, optionally → the expected output"
 class AlignmentPanel(Panel):
     name: ClassVar[str] = "alignment"
     title: ClassVar[str] = "Alignment"
+    perspective: ClassVar[str] = "Inspect"
     area: ClassVar[str] = "right"
 
     def __init__(self, controller, parent=None) -> None:
@@ -53,7 +54,8 @@ class AlignmentPanel(Panel):
         self._probe_text = ""  # the probe the history's traces read
         # before the probe bar's own slot, so a new model's first probe has its example text
         controller.snapshot_changed.connect(self._on_snapshot)
-        self.probe_bar = ProbeBar(controller, self._request, text="", placeholder=PLACEHOLDER)
+        self.probe_bar = ProbeBar(controller, self._request, text="", placeholder=PLACEHOLDER,
+                                  caller="inspector:alignment")
         self.probe_bar.text.setToolTip(
             "What the model reads. Add → and the right output (dates: “3 March 2011 → "
             "2011-03-03”) to see where the model looks while writing the right answer; "

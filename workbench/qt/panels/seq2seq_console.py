@@ -56,6 +56,7 @@ def describe(token: DecodedToken) -> str:
 class Seq2seqConsolePanel(Panel):
     name: ClassVar[str] = "seq2seq"
     title: ClassVar[str] = "Seq2seq console"
+    perspective: ClassVar[str] = "Generate"
     area: ClassVar[str] = "bottom"
 
     def __init__(self, controller, parent=None) -> None:
