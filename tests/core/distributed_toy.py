@@ -142,9 +142,11 @@ def train(out: Path, batch_size: int, steps: int, distributed=None) -> list:
 
 
 if __name__ == "__main__":
-    from workbench.core.distributed.env import torchrun_env
+    from workbench.core.distributed.env import leave_rank, torchrun_env
 
     register()
     events = train(Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), torchrun_env())
     if type(events[-1]).__name__ != "JobFinished":
-        sys.exit(f"{events[-1]}")
+        print(f"{events[-1]}", file=sys.stderr)
+        leave_rank(1)
+    leave_rank(0)

@@ -112,7 +112,12 @@ def main(argv: list[str] | None = None) -> int:
     except UserFacingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return _run(spec, total, rank)
+    code = _run(spec, total, rank)
+    if rank is not None and code != 1:  # a failed rank exits as usual: torchrun names it
+        from workbench.core.distributed.env import leave_rank
+
+        leave_rank(code)
+    return code
 
 
 def _launch(args, argv: list[str], inside_torchrun: bool) -> int:

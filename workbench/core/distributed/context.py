@@ -81,7 +81,7 @@ class OneProcess:
         """The error a user should read for a failure inside the training loop."""
         return error
 
-    def close(self) -> None:
+    def close(self, together: bool = False) -> None:
         pass
 
 
@@ -195,11 +195,16 @@ class DistributedContext(OneProcess):
             f"{text[:160]}. If another rank died, this is the echo of it (torchrun names the "
             "first failure); the run folder keeps its latest checkpoint.")
 
-    def close(self) -> None:
+    def close(self, together: bool = False) -> None:
+        """Leave the process group. `together`: every rank ended the run normally and is here,
+        so they first wait for each other (a rank that left while another still talked to it
+        made gloo abort the other, seen on a loaded machine)."""
         import torch.distributed as dist
 
         self.signals.restore()
         if dist.is_initialized():
+            if together:
+                dist.barrier()
             dist.destroy_process_group()
 
     def _collective_device(self) -> torch.device:

@@ -101,6 +101,7 @@ class Trainer:
             raise UserFacingError("Training settings: " + " ".join(problems))
         self.hooks = request.hooks or ModelHooks.default()
         self.ctx = ctx = make_context(request.distributed, config.device)
+        self._closed = False
         torch.set_num_threads(ctx.threads(config.threads, request.gui))
         self.device = ctx.device
         self.amp = config.bf16 and self.device.type == "cuda"
@@ -275,6 +276,9 @@ class Trainer:
                 if stop:  # a rank got SIGINT/SIGTERM: every rank ends after this same step
                     break
             yield from self._emit(self._save("latest"))
+            # Leave the process group here, where every rank is, not when the caller drops
+            # this generator: that may be during interpreter shutdown, where gloo aborts.
+            self._close(together=True)
             yield (JobCancelled(f"stopped by a signal after step {self.step}") if stop
                    else JobFinished(result=str(self.run_dir)))
         except Exception as exc:
@@ -286,8 +290,15 @@ class Trainer:
             if (self.ctx.saves_on_interrupt and self.step < config.max_steps
                     and self.step > first_step):
                 self._save("latest")  # stopped: keep what was trained so it can be resumed
+            self._close(together=False)
+
+    def _close(self, together: bool) -> None:
+        """Close the log and leave the process group, once (`together`: every rank is at the
+        same point, so they may wait for each other first)."""
+        if not self._closed:
+            self._closed = True
             self.log.close()
-            self.ctx.close()
+            self.ctx.close(together)
 
     def _validate(self) -> Iterator[Event]:
         # each rank scores its share of the held-out examples; the task merges the shares
