@@ -7,6 +7,7 @@ a loadable checkpoint."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -36,9 +37,15 @@ def recipe(folder: Path, batch_size: int) -> Path:
     return out
 
 
+# the ranks import the workbench this test file belongs to (the script's own folder comes first
+# on a script's path, and an installed workbench may be another checkout's)
+RANK_ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+
 def start(*args: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "workbench", "train", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=RANK_ENV)
 
 
 def wait_for_checkpoint(run: Path, process: subprocess.Popen, timeout: float = 180) -> None:
@@ -131,7 +138,7 @@ def test_a_task_with_a_masked_loss_trains_on_two_ranks_as_in_one_process(tmp_pat
     run = tmp_path / "ddp"
     done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
                            "--nproc-per-node", "2", distributed_toy.__file__, str(run), "8",
-                           "12"], capture_output=True, text=True, timeout=300)
+                           "12"], capture_output=True, text=True, timeout=300, env=RANK_ENV)
     assert done.returncode == 0, done.stderr[-3000:]
     distributed_toy.register()
     try:
