@@ -43,3 +43,8 @@ def default_corpus_path() -> Path:
 def full_corpus_path() -> Path:
     """All 42 works (5 MB), for word-level models."""
     return resource_path("corpora", "shakespeare-full")
+
+
+def dataset_path(*parts: str) -> Path:
+    """A labelled data set that ships with the app (see resources/datasets/PROVENANCE.md)."""
+    return resource_path("datasets", *parts)

@@ -59,6 +59,7 @@ class RecurrentConfig:
     arch: ClassVar[str] = ""
     title: ClassVar[str] = ""
     language_model: ClassVar[bool] = True  # also a next-token model (not only an encoder)
+    tasks: ClassVar[tuple[str, ...]] = ("language_model", "classify", "tag", "masked_lm")
     vocab_size: int = 0
     embedding_size: int = param(64, "Embedding size",
                                 "Width d of the token embeddings e_t = E x_t.", min=2,
@@ -180,6 +181,7 @@ class TransformerEncoderConfig(TransformerConfig):
     arch: ClassVar[str] = "transformer_encoder"
     title: ClassVar[str] = "Transformer (encoder)"
     language_model: ClassVar[bool] = False
+    tasks: ClassVar[tuple[str, ...]] = ("classify", "tag", "masked_lm")
     tie_weights: bool = param(False, "Tie weights", "Share the token embedding with the "
                               "masked-LM head's output matrix (E = V, as BERT does).")
     causal_mask: bool = param(False, "Causal mask", "An encoder reads both sides, so no mask "
@@ -188,3 +190,6 @@ class TransformerEncoderConfig(TransformerConfig):
     cls_token: bool = param(False, "[CLS] token", "Prepend a learned [CLS] vector at position "
                             "0 (BERT): a classifier may read the sentence from its state. The "
                             "context length must hold it too.")
+
+
+from workbench.core.config import task_models  # noqa: E402, F401 - registers the task models

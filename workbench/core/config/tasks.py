@@ -138,3 +138,4 @@ class LanguageModelTaskConfig:
 
     def problems(self) -> list[str]:
         return range_problems(self)
+from workbench.core.config import encoder_tasks  # noqa: E402, F401 - registers the encoder tasks

@@ -73,7 +73,7 @@ def split_ids(ids: np.ndarray, val_fraction: float, test_fraction: float
     return ids[:n_train], ids[n_train:n_train + n_val], ids[n_train + n_val:]
 
 
-def _train_tokenizer(text: str, config: TokenizerConfig) -> Tokenizer:
+def train_tokenizer(text: str, config: TokenizerConfig) -> Tokenizer:
     chunks = text_chunks(text)
     if config.kind == "char":
         return CharTokenizer.train(chunks, config.min_count)
@@ -117,7 +117,7 @@ def tokenize_job(corpus, config: TokenizerConfig, tokenizer: Tokenizer | None = 
         total = max(1, 2 * len(text))
         label = {"char": "characters", "word": "words", "bpe": "BPE merges"}.get(config.kind, "")
         yield Progress(0, total, f"Building the {label} vocabulary")
-        trained = tokenizer or _train_tokenizer(text, config)
+        trained = tokenizer or train_tokenizer(text, config)
         trained.boundaries = config.boundaries
         done = len(text)
         yield Progress(done, total, f"Encoding with {trained.vocab_size} tokens")

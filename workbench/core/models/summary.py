@@ -68,7 +68,7 @@ def _rows_of(name: str, module: nn.Module) -> list[tuple[str, nn.Module]]:
 
 _NAMES = {"drop": "dropout", "final_norm": "final LayerNorm", "bridge_h": "bridge W_b",
           "bridge_c": "bridge of the cell state", "score": "attention score",
-          "combine": "attentional layer W_c"}
+          "combine": "attentional layer W_c", "pool": "pooling", "cls": "[CLS] vector"}
 
 
 def _shape_text(module: nn.Module, probe: _Probe) -> str:
@@ -106,9 +106,11 @@ class _Probe:
             cells = module.hidden_size if isinstance(module, nn.LSTM) else 0
             self.activations += tokens * module.num_layers * (gates + cells)
         elif hasattr(module, "heads") and x is not None and x.dim() == 3:
-            # causal attention: query t scores and mixes t keys -> d·T(T+1)/2 multiply-adds twice
+            # causal attention: query t scores and mixes t keys -> d·T(T+1)/2 multiply-adds
+            # twice; an encoder's query scores and mixes all T keys -> d·T²
             batch, steps, width = x.shape
-            self.flops += 2 * 2 * batch * width * steps * (steps + 1) // 2
+            keys = (steps + 1) / 2 if getattr(module, "causal", True) else steps
+            self.flops += int(2 * 2 * batch * width * steps * keys)
             self.activations += batch * module.heads * steps * steps  # attention weights α
         if not list(module.children()) and shape is not None and not isinstance(
                 module, nn.Identity):
@@ -119,12 +121,27 @@ class _Probe:
             handle.remove()
 
 
+def _containers(model: nn.Module) -> list[nn.Module]:
+    """The model and the parts it asks to open (`summary_container`, e.g. a task model's
+    encoder), so a classifier's table lists embedding, LSTM layers and head as Keras does."""
+    opened = getattr(model, "summary_container", ())
+    return [model, *(child for name, child in model.named_children() if name in opened)]
+
+
+def _table_children(model: nn.Module) -> list[tuple[str, nn.Module]]:
+    opened = getattr(model, "summary_container", ())
+    children = []
+    for name, child in model.named_children():
+        children.extend(child.named_children() if name in opened else [(name, child)])
+    return children
+
+
 def layer_table(model: nn.Module, probe: _Probe) -> list[LayerRow]:
     """One row per top-level layer; a fused multi-layer RNN gets a row per stacked layer."""
     keyed: list[tuple[float, int, LayerRow]] = []
     seen: dict[int, str] = {}
     key = -1.0
-    for top_name, top in model.named_children():
+    for top_name, top in _table_children(model):
         for name, module in _rows_of(top_name, top):
             if isinstance(module, nn.Identity):
                 continue  # dropout switched off, or no final LayerNorm: not a layer
@@ -146,9 +163,14 @@ def layer_table(model: nn.Module, probe: _Probe) -> list[LayerRow]:
             note = f"weight shared with {shared[0]}" if shared else ""
             keyed.append((key, len(keyed), LayerRow(name, kind, shape, params, params, note)))
     rows = [row for *_, row in sorted(keyed)]
-    # fixed tables added to the embeddings (a sinusoidal encoding): no parameters, but a layer
+    # fixed tables added to the embeddings (a sinusoidal encoding): no parameters, but a layer;
+    # and parameters held directly by an opened part (a [CLS] vector)
     fixed = [LayerRow(name, "fixed table", f"(T, {buffer.shape[-1]}) added", 0, 0, "not trained")
-             for name, buffer in model.named_buffers(recurse=False) if buffer.dim() == 2]
+             for part in _containers(model)
+             for name, buffer in part.named_buffers(recurse=False) if buffer.dim() == 2]
+    fixed += [LayerRow(_NAMES.get(name, name), "Parameter", f"(1, {p.shape[-1]}) prepended",
+                       p.numel(), p.numel(), "") for part in _containers(model)[1:]
+              for name, p in part.named_parameters(recurse=False)]
     return rows[:1] + fixed + rows[1:]
 
 

@@ -6,7 +6,13 @@ names; the torch-free configs live in `workbench.core.config.tasks`.
 
 from typing import Any
 
-from workbench.core.tasks import language_model, seq2seq  # noqa: F401 - registers the tasks
+from workbench.core.tasks import (  # noqa: F401 - registers the tasks
+    classify,
+    language_model,
+    masked_lm,
+    seq2seq,
+    tag,
+)
 from workbench.core.tasks.base import (
     IGNORE_INDEX,
     Batch,

@@ -1,0 +1,201 @@
+"""The encoder tasks' settings (torch-free): classify sentences, tag tokens, masked-LM.
+
+Each brings its own data (a shipped data set or a file), its own tokenizer settings (the
+tokenizer is trained on the training split, or taken from a pretrained masked-LM run) and its
+head settings. Recipes keep them as their `[task]` table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from workbench.core.config.fields import param, range_problems
+from workbench.core.config.task_models import OUTPUTS, POOLINGS
+from workbench.core.config.tasks import Curve, register_task_config
+
+TOKENIZERS = ("word", "char", "bpe")
+ENCODER_STATES = ("trained", "frozen")
+HEADERS = ("auto", "yes", "no")
+ENCODER_INSPECTORS = ("gates", "attention", "gradients")
+
+
+# Fields the three tasks share, declared once; each config lists them where its form wants
+# them (dataclass inheritance would put them before the task's own data fields).
+
+def _tokenizer():
+    return param("word", "Tokenizer", "word: regex words and punctuation. char: one token per "
+                 "character. bpe: byte-level BPE trained on the training sentences. Ignored "
+                 "when a pretrained encoder brings its own.", choices=TOKENIZERS, advanced=True)
+
+
+def _lowercase():
+    return param(True, "Lower-case words", "Word tokenizer: fold case first.", advanced=True)
+
+
+def _min_count():
+    return param(1, "Minimum count", "Words or characters seen fewer times in training map to "
+                 "<unk>.", min=1, max=1000, advanced=True)
+
+
+def _vocab_limit():
+    return param(0, "Vocabulary limit", "Word tokenizer: keep the most frequent words (0 = "
+                 "all); BPE: the vocabulary size (0 = 2000).", min=0, max=1_000_000, step=500,
+                 advanced=True)
+
+
+def _max_length(default: int = 64):
+    return param(default, "Longest sentence", "Tokens kept per sentence; longer ones are cut "
+                 "(how many were cut is reported).", min=2, max=4096, step=8)
+
+
+def _val_fraction():
+    return param(0.1, "Validation share", "Share of the training data held out to validate "
+                 "on (a seeded random cut).", min=0.0, max=0.5, step=0.01)
+
+
+def _test_fraction():
+    return param(0.1, "Test share", "Share held out for testing when there is no test file.",
+                 min=0.0, max=0.5, step=0.01)
+
+
+def _pretrained():
+    return param("", "Pretrained encoder", "A masked-LM run folder, or 'run:NAME' for the "
+                 "newest run of that name, whose encoder (and tokenizer) this model starts "
+                 "from: fine-tuning. Empty = from scratch.")
+
+
+def _encoder_state():
+    return param("trained", "Pretrained encoder is", "trained: every weight learns "
+                 "(fine-tuning, as BERT). frozen: only the head learns (feature-based).",
+                 choices=ENCODER_STATES)
+
+
+@register_task_config
+@dataclass
+class ClassifyTaskConfig:
+    """Sequence classification: one label per sentence (SLP3 9.4.2; seed 002's sentiment)."""
+
+    name: ClassVar[str] = "classify"
+    title: ClassVar[str] = "Classify sentences"
+    needs_corpus: ClassVar[bool] = False
+    curves: ClassVar[tuple[Curve, ...]] = (
+        Curve("val_loss", "Loss (nats per sentence)", train="loss"),
+        Curve("accuracy", "Accuracy", log_ok=False, unit="percent", short="accuracy"),
+        Curve("macro_f1", "Macro-F1", log_ok=False, unit="percent", short="macro-F1"),
+    )
+    inspectors: ClassVar[tuple[str, ...]] = ("classify", *ENCODER_INSPECTORS)
+
+    dataset: str = param("sentiment", "Data", "sentiment: 3,000 review sentences (Kotzias et "
+                         "al., CC BY 4.0). restaurant-reviews: seed 002's ten reviews. file: "
+                         "your text<TAB>label file or folder.",
+                         choices=("sentiment", "restaurant-reviews", "file"))
+    path: str = param("", "Data file", "Data = file: a text<TAB>label file, or a folder of "
+                      ".txt/.tsv files.")
+    test_path: str = param("", "Test file", "Optional separate test file; empty = a seeded "
+                           "share of the data is held out.")
+    test_fraction: float = _test_fraction()
+    val_fraction: float = _val_fraction()
+    text_column: str = param("0", "Text column", "Column number (0 = first) or header name.",
+                             advanced=True)
+    label_column: str = param("-1", "Label column", "Column number (-1 = last) or header "
+                              "name, when a row has more than two columns.", advanced=True)
+    header: str = param("auto", "Header row", "auto: a first row whose label is no other "
+                        "row's label is a header.", choices=HEADERS, advanced=True)
+    pooling: str = param("last", "Pooling", "How the states of a sentence become one vector: "
+                         "last state, mean, max, attention (learned weights, shown per word) "
+                         "or [CLS] (transformer encoder with a [CLS] token).", choices=POOLINGS)
+    output: str = param("softmax", "Output", "softmax over the labels, or one sigmoid unit "
+                        "for two labels (Keras' Dense(1, sigmoid), seed 002).", choices=OUTPUTS)
+    max_length: int = _max_length()
+    pretrained: str = _pretrained()
+    encoder_state: str = _encoder_state()
+    tokenizer: str = _tokenizer()
+    lowercase: bool = _lowercase()
+    min_count: int = _min_count()
+    vocab_limit: int = _vocab_limit()
+
+    def problems(self) -> list[str]:
+        problems = range_problems(self)
+        if self.dataset == "file" and not self.path.strip():
+            problems.append("Data = file needs a data file: choose one.")
+        return problems
+
+
+@register_task_config
+@dataclass
+class TagTaskConfig:
+    """Sequence labelling: one tag per word (SLP3 9.4.1, part-of-speech tagging)."""
+
+    name: ClassVar[str] = "tag"
+    title: ClassVar[str] = "Tag tokens"
+    needs_corpus: ClassVar[bool] = False
+    curves: ClassVar[tuple[Curve, ...]] = (
+        Curve("val_loss", "Loss (nats per word)", train="loss"),
+        Curve("accuracy", "Token accuracy", log_ok=False, unit="percent", short="accuracy"),
+        Curve("macro_f1", "Macro-F1 over tags", log_ok=False, unit="percent", short="macro-F1"),
+    )
+    inspectors: ClassVar[tuple[str, ...]] = ("tagging", *ENCODER_INSPECTORS)
+
+    dataset: str = param("ewt", "Data", "ewt: UD English EWT, dev file to train, test file to "
+                         "test (CC BY-SA 4.0). file: your CoNLL-U file(s).",
+                         choices=("ewt", "file"))
+    path: str = param("", "Data file", "Data = file: a .conllu file or a folder of them.")
+    test_path: str = param("", "Test file", "Data = file: an optional .conllu test file "
+                           "(empty = a seeded share of the data).")
+    test_fraction: float = _test_fraction()
+    val_fraction: float = _val_fraction()
+    column: str = param("upos", "Tag column", "upos: the 17 universal tags. xpos: the "
+                        "treebank's own tags (Penn Treebank tags for EWT).",
+                        choices=("upos", "xpos"))
+    max_length: int = _max_length(128)
+    pretrained: str = _pretrained()
+    encoder_state: str = _encoder_state()
+    tokenizer: str = _tokenizer()
+    lowercase: bool = _lowercase()
+    min_count: int = _min_count()
+    vocab_limit: int = _vocab_limit()
+
+    def problems(self) -> list[str]:
+        problems = range_problems(self)
+        if self.dataset == "file" and not self.path.strip():
+            problems.append("Data = file needs a CoNLL-U file: choose one.")
+        return problems
+
+
+@register_task_config
+@dataclass
+class MaskedLmTaskConfig:
+    """Encoder pretraining by masked-LM (BERT; seeds 002, 003): 15% of tokens chosen, of
+    those 80% [MASK], 10% a random token, 10% kept; the loss on the chosen tokens only."""
+
+    name: ClassVar[str] = "masked_lm"
+    title: ClassVar[str] = "Masked-LM pretraining"
+    needs_corpus: ClassVar[bool] = False
+    curves: ClassVar[tuple[Curve, ...]] = (
+        Curve("val_loss", "Loss (nats per chosen token)", train="loss"),
+        Curve("accuracy", "Chosen tokens recovered", log_ok=False, unit="percent",
+              short="recovered"),
+    )
+    inspectors: ClassVar[tuple[str, ...]] = ("fill_mask", *ENCODER_INSPECTORS)
+
+    dataset: str = param("shakespeare", "Data", "shakespeare: the shipped plays, one line a "
+                         "sentence. file: your text, one sentence a line (a file or folder).",
+                         choices=("shakespeare", "file"))
+    path: str = param("", "Data file", "Data = file: one sentence a line.")
+    min_words: int = param(3, "Shortest line (words)", "Lines with fewer words (speaker names, "
+                           "stage directions) are left out.", min=1, max=100)
+    mask_rate: float = param(0.15, "Chosen share", "Share of tokens chosen for prediction "
+                             "(BERT: 15%).", min=0.01, max=0.5, step=0.01)
+    val_fraction: float = _val_fraction()
+    max_length: int = _max_length()
+    tokenizer: str = _tokenizer()
+    lowercase: bool = _lowercase()
+    min_count: int = _min_count()
+    vocab_limit: int = _vocab_limit()
+
+    def problems(self) -> list[str]:
+        problems = range_problems(self)
+        if self.dataset == "file" and not self.path.strip():
+            problems.append("Data = file needs a text file: choose one.")
+        return problems

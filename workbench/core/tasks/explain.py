@@ -1,0 +1,142 @@
+"""Answers for a typed sentence: a label with per-token contributions, tags, filled masks.
+
+Per-token contributions of a classifier's decision:
+- with attention pooling, the pooling weights α_t themselves (the decision is Σ_t α_t h_t);
+- otherwise gradient × input: c_t = Σ_d e_{t,d} · ∂z_ŷ/∂e_{t,d}, where z_ŷ is the logit of the
+  predicted label and e_t the token's input embedding (Simonyan et al. 2013, Shrikumar et al.
+  2017 [NOT IN SEEDS]). Positive c_t pushed towards the predicted label, negative away from it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import torch
+
+from workbench.core.inspection.probes import display_text
+from workbench.core.jobs import UserFacingError
+from workbench.core.models.base import eval_mode, to_numpy
+from workbench.core.predictions import ClassifyPrediction, FillMaskPrediction, TagPrediction
+from workbench.core.tasks.text_data import MASK_TEXT, TextVocabulary
+
+MAX_TOKENS = 512
+TOP_K = 10
+WORDS = re.compile(r"\w+(?:'\w+)*|[^\w\s]")  # how a typed sentence is cut into words to tag
+
+
+def _ids(vocabulary: TextVocabulary, text: str) -> list[int]:
+    if not text.strip():
+        raise UserFacingError("Type a sentence first.")
+    ids = vocabulary.tokenizer.encode(text)
+    if not ids:
+        raise UserFacingError("The sentence has no token this model knows.")
+    if len(ids) > MAX_TOKENS:
+        raise UserFacingError(f"The sentence is {len(ids)} tokens long; at most {MAX_TOKENS}.")
+    return ids
+
+
+def classify_sentence(model, vocabulary: dict, text: str) -> ClassifyPrediction:
+    words = TextVocabulary.from_dict(vocabulary)
+    ids = _ids(words, text)
+    labels = tuple(vocabulary.get("labels", ()))
+    tokens = torch.tensor([ids], dtype=torch.long)
+    captured = {}
+
+    def keep(module, inputs, output):  # the embedding output e, kept with its gradient
+        output.retain_grad()
+        captured["e"] = output
+
+    hook = model.encoder.embedding.register_forward_hook(keep)
+    try:
+        with eval_mode(model, grad=True):
+            logits, weights = model.classify(tokens)
+            probs = torch.softmax(logits[0].float(), dim=-1)
+            predicted = int(probs.argmax())
+            logits[0, predicted].backward()
+    finally:
+        hook.remove()
+    shown = tuple(display_text(words.tokenizer, i) for i in ids)
+    if weights is not None:
+        contributions = to_numpy(weights[0])
+        method, explanation = "attention", (
+            "Attention-pooling weights α_t: the sentence vector is Σ α_t h_t, so α_t is the "
+            "share of token t in what the classifier reads.")
+    else:
+        e = captured["e"]
+        contributions = to_numpy((e * e.grad).sum(-1)[0])
+        method, explanation = "gradient", (
+            f"Gradient × input, Σ_d e_t,d · ∂z/∂e_t,d for the logit z of '{labels[predicted]}'"
+            ": positive pushed towards it, negative away (this model pools without "
+            "attention weights).")
+    return ClassifyPrediction(text, shown, labels, to_numpy(probs), contributions, method,
+                              explanation)
+
+
+def word_pieces(tokenizer, words: list[str]) -> tuple[list[int], list[int]]:
+    """Token ids of a sentence given as words, and the index of each word's first token.
+
+    Words are encoded one by one, with the tokenizer's own encoding of a space between them
+    (a character tokenizer's space, a BPE's space marker, nothing for a word tokenizer), so a
+    word is read as in running text and its tag sits on its first token."""
+    from workbench.core.corpus.tokenizers import UNK
+
+    space = tokenizer.encode(" ")
+    ids, firsts = [], []
+    for i, word in enumerate(words):
+        if i:
+            ids.extend(space)
+        firsts.append(len(ids))
+        ids.extend(tokenizer.encode(word) or [UNK])
+    return ids, firsts
+
+
+@torch.no_grad()
+def tag_sentence(model, vocabulary: dict, text: str, words: list[str] | None = None,
+                 gold: list[str] | None = None) -> TagPrediction:
+    vocab = TextVocabulary.from_dict(vocabulary)
+    words = words if words is not None else WORDS.findall(text)
+    if not words:
+        raise UserFacingError("Type a sentence to tag.")
+    ids, firsts = word_pieces(vocab.tokenizer, words)
+    if len(ids) > MAX_TOKENS:
+        raise UserFacingError(f"The sentence is {len(ids)} tokens long; at most {MAX_TOKENS}.")
+    with eval_mode(model):
+        logits = model(torch.tensor([ids], dtype=torch.long))[0]  # (S, n_tags)
+    probs = torch.softmax(logits.float(), dim=-1)[firsts]
+    return TagPrediction(text, tuple(words), tuple(vocabulary.get("tags", ())), to_numpy(probs),
+                         tuple(gold) if gold is not None else None)
+
+
+@torch.no_grad()
+def fill_mask(model, vocabulary: dict, text: str, top_k: int = TOP_K) -> FillMaskPrediction:
+    """Encode the text around each literal [MASK], put the mask id there, and read the top
+    tokens at those positions (special tokens and [MASK] itself are never proposed)."""
+    vocab = TextVocabulary.from_dict(vocabulary)
+    pieces = text.split(MASK_TEXT)
+    if len(pieces) < 2:
+        raise UserFacingError(f"Write {MASK_TEXT} where a word should be guessed, e.g. "
+                              f"'To be, or not to {MASK_TEXT}'.")
+    ids, masked = [], []
+    for i, piece in enumerate(pieces):
+        if i:
+            masked.append(len(ids))
+            ids.append(vocab.mask_id)
+        if i < len(pieces) - 1:
+            piece = piece.rstrip()  # the mask stands for a word with its own leading space
+        if piece.strip():
+            ids.extend(vocab.tokenizer.encode(piece))
+    if len(ids) > MAX_TOKENS:
+        raise UserFacingError(f"The sentence is {len(ids)} tokens long; at most {MAX_TOKENS}.")
+    with eval_mode(model):
+        logits = model(torch.tensor([ids], dtype=torch.long))[0].float()  # (S, V+1)
+    logits[:, :4] = float("-inf")  # <pad> <unk> <bos> <eos>
+    logits[:, vocab.mask_id] = float("-inf")
+    probs = torch.softmax(logits[masked], dim=-1)
+    top = probs.topk(min(top_k, probs.shape[-1] - 5), dim=-1)
+    shown = tuple(MASK_TEXT if i == vocab.mask_id else display_text(vocab.tokenizer, i)
+                  for i in ids)
+    candidates = tuple(tuple(display_text(vocab.tokenizer, int(i)) for i in row)
+                       for row in top.indices)
+    return FillMaskPrediction(text, shown, tuple(masked), candidates,
+                              np.asarray(to_numpy(top.values)))

@@ -1,0 +1,119 @@
+"""Masked-LM pretraining of an encoder (BERT; seeds 002 and 003, SEEDS T16).
+
+Each training sentence is corrupted afresh at every step (`masking.corrupt`: 15% of tokens
+chosen, of those 80% [MASK], 10% a random token, 10% kept), the encoder reads the corrupted
+sentence in both directions, and the head predicts the original token at the chosen positions
+only. Validation corrupts the held-out sentences the same way every time (a fixed seed per
+batch), so two validations are comparable: the loss per chosen token and the share of chosen
+tokens recovered. The encoder can then start a classifier or a tagger (fine-tuning).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from workbench.core.config.encoder_tasks import MaskedLmTaskConfig
+from workbench.core.config.task_models import MaskedLmModelConfig
+from workbench.core.data.sentences import read_sentences
+from workbench.core.data.splits import split_indices
+from workbench.core.events import JobFinished, Notice, Progress
+from workbench.core.jobs import JobSpec
+from workbench.core.resources import full_corpus_path
+from workbench.core.tasks.base import IGNORE_INDEX, register_task
+from workbench.core.tasks.encoder_task import EncoderData, EncoderTask, Split
+from workbench.core.tasks.explain import fill_mask
+from workbench.core.tasks.masking import corrupt
+from workbench.core.tasks.text_data import (
+    FIRST_ORDINARY,
+    MASK_TEXT,
+    TextVocabulary,
+    cut_note,
+    encode_texts,
+    train_vocabulary,
+)
+
+_TRAIN, _VALIDATION = 0, 1  # the two streams of corruption draws
+
+
+@register_task
+class MaskedLmTask(EncoderTask):
+    name = MaskedLmTaskConfig.name
+    names_key = "unused"
+
+    @classmethod
+    def examples(cls, config, recipe, control, vocabulary=None):
+        yield Progress(0, None, "Reading the sentences")
+        path = full_corpus_path() if config.dataset == "shakespeare" else \
+            Path(config.path).expanduser()
+        sentences = read_sentences(path, config.min_words)
+        lines = list(sentences.lines)
+        seed = recipe.training.seed if recipe is not None else 0
+        train_rows, val_rows, _ = split_indices(len(lines), config.val_fraction, 0.0, seed)
+        train = [lines[i] for i in train_rows]
+        val = [lines[i] for i in val_rows]
+        if vocabulary is not None:
+            words = TextVocabulary.from_dict(vocabulary)
+        else:
+            yield Progress(0, None, f"Training the tokenizer on {len(train):,} sentences")
+            words = train_vocabulary(train, config)
+        splits, cut = [], 0
+        for part in (train, val):
+            ids, n_cut = encode_texts(words, part, config.max_length)
+            splits.append(Split(ids, [None] * len(ids), part))
+            cut += n_cut
+        notes = [n for n in (cut_note(cut, len(lines), config.max_length),) if n]
+        if sentences.dropped_short:
+            notes.append(f"{sentences.dropped_short:,} lines under {config.min_words} words "
+                         "(speaker names, stage directions) were left out.")
+        for note in notes:
+            yield Notice(note, "info")
+        return EncoderData(words, [], splits[0], splits[1], Split([], [], []), notes=notes)
+
+    def model_config(self, encoder: dict) -> MaskedLmModelConfig:
+        return MaskedLmModelConfig(encoder=encoder)
+
+    def targets(self, split: Split, rows, tokens, mask, step):
+        key = [self.seed, _TRAIN, step] if step is not None else \
+            [self.seed, _VALIDATION, int(rows[0])]
+        corrupted = corrupt(tokens, mask, np.random.default_rng(key),
+                            self.data.vocabulary.mask_id, FIRST_ORDINARY,
+                            self.data.vocabulary.tokenizer.vocab_size, self.config.mask_rate)
+        return {"tokens": corrupted.inputs, "targets": corrupted.targets}
+
+    def loss(self, model, batch, carry):
+        chosen = batch["targets"] != IGNORE_INDEX  # (B, S): the loss is on these only
+        logits = model(batch["tokens"], batch["mask"], where=chosen)  # (N, V+1)
+        return F.cross_entropy(logits.float(), batch["targets"][chosen]), None
+
+    def score(self, model, batch):
+        chosen = batch["targets"] != IGNORE_INDEX
+        logits = model(batch["tokens"], batch["mask"], where=chosen).float()
+        targets = batch["targets"][chosen]
+        loss = F.cross_entropy(logits, targets, reduction="sum")
+        return loss, len(targets), targets.cpu().numpy(), logits.argmax(-1).cpu().numpy()
+
+    def metrics(self, true, predicted):
+        return {"accuracy": float(np.mean(true == predicted)) if len(true) else 0.0}, {}
+
+    @torch.no_grad()
+    def preview(self, model, step: int) -> str:
+        """A held-out sentence with one word masked, and what the model puts there."""
+        split = self.data.val if len(self.data.val) else self.data.train
+        words = split.texts[step % len(split)].split()
+        middle = len(words) // 2
+        probe = " ".join([*words[:middle], MASK_TEXT, *words[middle + 1:]])
+        answer = fill_mask(model, self.vocabulary(), probe, top_k=3)
+        guesses = ", ".join(f"{c!r} {p:.0%}" for c, p in zip(answer.candidates[0],
+                                                             answer.probs[0], strict=True))
+        return f"{probe}\n  [MASK] = {words[middle]!r}; the model: {guesses}"
+
+    @classmethod
+    def predict(cls, model, vocabulary: dict, text: str, settings) -> JobSpec:
+        def job(control):
+            yield JobFinished(result=fill_mask(model, vocabulary, text))
+
+        return JobSpec("Filling in the blanks", job)

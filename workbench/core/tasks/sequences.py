@@ -1,0 +1,42 @@
+"""Batches of whole sentences for the encoder tasks: padding, masks and the order of rows.
+
+Rows follow a fresh permutation of the training examples each epoch (seeded by (seed,
+epoch)), so the batch of a step is a pure function of the step and a resumed run reads exactly
+the batches the uninterrupted one would have. Each batch is padded to its longest row only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from workbench.core.corpus.tokenizers import PAD
+
+
+def pad(rows: Sequence[np.ndarray], fill: int = PAD) -> tuple[np.ndarray, np.ndarray]:
+    """Right-pad int rows to (B, S) with `fill`; the mask (B, S) is True on real entries."""
+    width = max(len(r) for r in rows)
+    out = np.full((len(rows), width), fill, dtype=np.int64)
+    mask = np.zeros((len(rows), width), dtype=bool)
+    for i, row in enumerate(rows):
+        out[i, :len(row)] = row
+        mask[i, :len(row)] = True
+    return out, mask
+
+
+def epoch_rows(count: int, batch_size: int, step: int, seed: int) -> np.ndarray:
+    """The example indices of training batch `step`: positions step·B … step·B + B − 1 of the
+    endless sequence of per-epoch permutations."""
+    start = step * batch_size
+    rows = []
+    while len(rows) < batch_size:
+        epoch, offset = divmod(start + len(rows), count)
+        order = np.random.default_rng([seed, epoch]).permutation(count)
+        rows.extend(order[offset: offset + batch_size - len(rows)].tolist())
+    return np.asarray(rows, dtype=np.int64)
+
+
+def fixed_batches(count: int, batch_size: int) -> list[np.ndarray]:
+    """Index batches over all `count` examples in order (validation, test)."""
+    return [np.arange(i, min(i + batch_size, count)) for i in range(0, count, batch_size)]

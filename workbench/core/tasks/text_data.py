@@ -1,0 +1,143 @@
+"""What the encoder tasks share before training: a tokenizer, encoded splits, a pretrained
+masked-LM run to start from, and the notes a user should read about the data.
+
+The tokenizer is trained on the training split only (so held-out text stays unseen), taken
+from a resumed run's checkpoint (the same ids as before), or taken from the pretrained
+masked-LM run (its encoder only knows those ids). Every vocabulary has one id more than its
+tokenizer: [MASK] = tokenizer.vocab_size, which masked-LM pretraining uses and fine-tuning
+inherits.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from workbench.core.config.tokenizer import TokenizerConfig
+from workbench.core.corpus.tokenizers import SPECIAL_TOKENS, UNK, Tokenizer, tokenizer_from_dict
+from workbench.core.jobs import UserFacingError
+
+MASK_TEXT = "[MASK]"
+FIRST_ORDINARY = len(SPECIAL_TOKENS)  # ids below are <pad>, <unk>, <bos>, <eos>
+DEFAULT_BPE_SIZE = 2000
+
+
+@dataclass
+class TextVocabulary:
+    """A tokenizer plus the [MASK] id after its last entry."""
+
+    tokenizer: Tokenizer
+
+    @property
+    def mask_id(self) -> int:
+        return self.tokenizer.vocab_size
+
+    @property
+    def size(self) -> int:
+        return self.tokenizer.vocab_size + 1
+
+    def token(self, i: int) -> str:
+        return MASK_TEXT if i == self.mask_id else self.tokenizer.readable_token(i)
+
+    def to_dict(self, **extra: Any) -> dict:
+        """The checkpoint's "tokenizer" entry: the tokenizer's own dict (so anything that
+        reads a tokenizer from it still can) plus the mask id and the task's names."""
+        return {**self.tokenizer.to_dict(), "mask_id": self.mask_id, **extra}
+
+    @staticmethod
+    def from_dict(data: dict) -> TextVocabulary:
+        return TextVocabulary(tokenizer_from_dict(data))
+
+
+def train_vocabulary(texts: list[str], settings: Any) -> TextVocabulary:
+    """A tokenizer trained on `texts` with a task config's tokenizer fields."""
+    from workbench.core.corpus.dataset import train_tokenizer
+
+    limit = int(settings.vocab_limit)
+    config = TokenizerConfig(kind=settings.tokenizer, lowercase=settings.lowercase,
+                             min_count=settings.min_count, max_word_vocab=limit,
+                             bpe_vocab_size=limit or DEFAULT_BPE_SIZE)
+    problems = config.problems()
+    if problems:
+        raise UserFacingError("Tokenizer settings: " + " ".join(problems))
+    return TextVocabulary(train_tokenizer("\n".join(texts), config))
+
+
+def encode_texts(vocabulary: TextVocabulary, texts: list[str], max_length: int
+                 ) -> tuple[list[np.ndarray], int]:
+    """Token ids of each text, cut to `max_length` (an empty encoding becomes <unk>), and how
+    many texts were cut."""
+    rows, cut = [], 0
+    for text in texts:
+        ids = vocabulary.tokenizer.encode(text) or [UNK]
+        cut += len(ids) > max_length
+        rows.append(np.asarray(ids[:max_length], dtype=np.int64))
+    return rows, cut
+
+
+def cut_note(cut: int, total: int, max_length: int) -> str:
+    if not cut:
+        return ""
+    return (f"{cut} of {total} sentences are longer than {max_length} tokens and were cut "
+            "there (raise 'Longest sentence' to keep more).")
+
+
+# --- a pretrained masked-LM run --------------------------------------------------------------
+
+@dataclass
+class Pretrained:
+    """The encoder part of a saved run: its config dict, weights and vocabulary."""
+
+    source: str
+    encoder: dict[str, Any]
+    weights: dict[str, Any]  # "embedding.weight", ... (the encoder's own state_dict keys)
+    vocabulary: dict
+    step: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+_RUN_NAME = re.compile(r"\d{8}-\d{6}-(.+?)(-\d+)?$")
+
+
+def resolve_run(reference: str) -> Path:
+    """A run folder from a path or 'run:NAME' (the newest run of that recipe name)."""
+    from workbench.core.training import runs
+
+    reference = reference.strip()
+    if not reference.startswith("run:"):
+        return Path(reference).expanduser()
+    name = reference[4:].strip()
+    found = [p for p in runs.list_runs() if (m := _RUN_NAME.match(p.name)) and m.group(1) == name
+             and (p / "checkpoints").is_dir()]
+    if not found:
+        raise UserFacingError(f"No run named '{name}' with a checkpoint is in {runs.runs_root()}. "
+                              f"Train the preset or recipe '{name}' first, or choose its run "
+                              "folder.")
+    return found[-1]
+
+
+def load_pretrained(reference: str) -> Pretrained:
+    """The encoder of a run folder's best checkpoint (its latest when there is no best)."""
+    from workbench.core.training.checkpoints import load_checkpoint
+
+    folder = resolve_run(reference)
+    checkpoints = folder / "checkpoints"
+    path = checkpoints / "best.json"
+    if not path.is_file():
+        path = checkpoints / "latest.json"
+    if not path.is_file():
+        raise UserFacingError(f"{folder} has no checkpoint to start from (looked for "
+                              f"{checkpoints}/best.json and latest.json).")
+    saved = load_checkpoint(path)
+    encoder = saved.meta.get("model_config", {}).get("encoder")
+    if not isinstance(encoder, dict):
+        raise UserFacingError(f"{folder} holds no encoder (its model is "
+                              f"'{saved.meta.get('model_config', {}).get('arch')}'). Choose a "
+                              "masked-LM run.")
+    weights = {k[len("encoder."):]: v for k, v in saved.model.items()
+               if k.startswith("encoder.")}
+    return Pretrained(str(folder), encoder, weights, saved.meta["tokenizer"], saved.step)
