@@ -132,3 +132,23 @@ def test_seed_002_parameter_tables():
     assert (second.total_params, second.keras_params) == (2_758_785, 2_757_761)
     rows = {row.name: (row.params, row.keras_params) for row in second.rows}
     assert rows["lstm layer 2"] == (99_328, 98_816) and rows["head"] == (129, 129)
+
+
+def test_the_inspectors_probe_an_encoder_both_directions_and_no_next_token():
+    from workbench.core.corpus.tokenizers import CharTokenizer
+    from workbench.core.inspection.probes import gradient_norms, probe
+
+    tokenizer = CharTokenizer.train("the food was good")
+    encoder = LstmConfig(vocab_size=tokenizer.vocab_size + 1, embedding_size=6,
+                         hidden_size=5, bidirectional=True)
+    model = build_model(classifier(encoder, num_labels=2)).eval()
+    trace = probe(model, tokenizer, "good food")
+    assert [layer.name for layer in trace.layers] == ["layer 0", "layer 0 reverse"]
+    assert "topk_ids" not in trace.extras and "token_loss" not in trace.extras
+    assert "saturation/layer 0 reverse/f" in trace.extras
+    norms = gradient_norms(model, [int(i) for i in trace.tokens])
+    forward, backward = norms["grad_norm/layer 0"], norms["grad_norm/layer 0 reverse"]
+    assert forward.shape == backward.shape == (9,)
+    # last pooling reads [h_n^f; h_1^b]: the forward direction's gradient is largest at the
+    # end, the backward direction's at the start
+    assert forward.argmax() == 8 and backward.argmax() == 0

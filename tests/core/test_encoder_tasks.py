@@ -225,3 +225,22 @@ def test_a_missing_pretrained_run_says_what_to_do():
         prepared(config, training())
 
 
+
+
+def test_the_encoder_presets_read_and_name_their_data():
+    from workbench.core.resources import dataset_path, resource_path
+    from workbench.core.training.recipe import load_recipe
+
+    tasks = {}
+    for name in ("sentiment-bilstm", "sentiment-transformer", "upos-bilstm", "mlm-shakespeare",
+                 "sentiment-finetune"):
+        recipe = load_recipe(resource_path("recipes", f"{name}.toml"))
+        tasks[name] = (recipe.task.name, recipe.model.arch)
+        assert recipe.task.problems() == [] and recipe.model.problems() == []
+    assert tasks["sentiment-bilstm"] == ("classify", "lstm")
+    assert tasks["sentiment-transformer"] == ("classify", "transformer_encoder")
+    assert tasks["upos-bilstm"] == ("tag", "lstm")
+    assert tasks["mlm-shakespeare"] == ("masked_lm", "transformer_encoder")
+    finetune = load_recipe(resource_path("recipes", "sentiment-finetune.toml"))
+    assert finetune.task.pretrained == "run:mlm-shakespeare"
+    assert (dataset_path("ud-english-ewt") / "en_ewt-ud-test.conllu").is_file()

@@ -135,6 +135,50 @@ class InspectionBackend:
 
         return JobSpec(f"Generate from {snapshot.label}", job)
 
+    def answer_job(self, snapshot: Snapshot, texts: list[str] | str,
+                   settings: Any = None) -> JobSpec:
+        """A query whose result is the snapshot's task answering each text (its `predict`
+        job on a private model, with the task's `settings`): a label with per-token
+        contributions, tags, filled blanks. One text gives one answer, a list a list."""
+        single = isinstance(texts, str)
+        items = [texts] if single else list(texts)
+        if not any(t.strip() for t in items):
+            raise UserFacingError("Type a sentence first.")
+        name = getattr(snapshot, "task_name", "") or "language_model"
+
+        def job(control: JobControl) -> Iterator[Event]:
+            from workbench.core.tasks import task_class
+
+            model = self.model_for(snapshot)
+            answers = []
+            for text in items:
+                spec = task_class(name).predict(model, snapshot.tokenizer, text, settings)
+                for event in spec.job(control):
+                    if isinstance(event, JobFinished):
+                        answers.append(event.result)
+            yield JobFinished(result=answers[0] if single else answers)
+
+        return JobSpec(f"Ask {snapshot.label}", job)
+
+    def test_sentence_job(self, snapshot: Snapshot, seed: int) -> JobSpec:
+        """A query whose result is (words, gold tags) of a sentence of the snapshot's tagging
+        data (its test file, or the data when it has none): for the tagging view."""
+
+        def job(control: JobControl) -> Iterator[Event]:
+            from workbench.core.config.tasks import task_config_from_dict
+            from workbench.core.tasks.tag import read_sources
+
+            config = task_config_from_dict(snapshot.task)
+            if config.name != "tag":
+                raise UserFacingError("This model was not trained to tag: there are no gold "
+                                      "tags to show.")
+            data, test = read_sources(config)
+            sentences = (test or data).sentences
+            sentence = sentences[seed % len(sentences)]
+            yield JobFinished(result=(list(sentence.words), list(sentence.tags)))
+
+        return JobSpec("Reading a test sentence", job)
+
     def load_checkpoint_job(self, path: str | Path) -> JobSpec:
         """A query reading a checkpoint (file, checkpoints folder or run directory) into a
         `Snapshot`."""

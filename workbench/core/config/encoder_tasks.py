@@ -11,7 +11,14 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from workbench.core.config.fields import param, range_problems
-from workbench.core.config.task_models import OUTPUTS, POOLINGS
+from workbench.core.config.models import config_to_dict
+from workbench.core.config.task_models import (
+    OUTPUTS,
+    POOLINGS,
+    ClassifierModelConfig,
+    MaskedLmModelConfig,
+    TaggerModelConfig,
+)
 from workbench.core.config.tasks import Curve, register_task_config
 
 TOKENIZERS = ("word", "char", "bpe")
@@ -121,6 +128,12 @@ class ClassifyTaskConfig:
             problems.append("Data = file needs a data file: choose one.")
         return problems
 
+    def model_for_counts(self, encoder, labels: int = 2) -> ClassifierModelConfig:
+        """The whole model (encoder and head) the Architecture panel counts, for `labels`
+        labels (the data's own count is known once it is read)."""
+        return ClassifierModelConfig(encoder=config_to_dict(encoder), num_labels=labels,
+                                     pooling=self.pooling, output=self.output)
+
 
 @register_task_config
 @dataclass
@@ -162,6 +175,10 @@ class TagTaskConfig:
             problems.append("Data = file needs a CoNLL-U file: choose one.")
         return problems
 
+    def model_for_counts(self, encoder, labels: int = 17) -> TaggerModelConfig:
+        """The whole model the Architecture panel counts (17 tags: UD's UPOS set)."""
+        return TaggerModelConfig(encoder=config_to_dict(encoder), num_tags=labels)
+
 
 @register_task_config
 @dataclass
@@ -199,3 +216,7 @@ class MaskedLmTaskConfig:
         if self.dataset == "file" and not self.path.strip():
             problems.append("Data = file needs a text file: choose one.")
         return problems
+
+    def model_for_counts(self, encoder, labels: int = 0) -> MaskedLmModelConfig:
+        """The whole model the Architecture panel counts (the head predicts the vocabulary)."""
+        return MaskedLmModelConfig(encoder=config_to_dict(encoder))

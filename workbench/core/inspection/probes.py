@@ -55,24 +55,22 @@ def probe(model: Any, tokenizer: Any, text: str, step: int = 0, top_k: int = TOP
     ids = encode_probe(tokenizer, text)
     token_text = [display_text(tokenizer, i) for i in ids]
     tokens = torch.tensor(ids, dtype=torch.long)
-    try:
+    try:  # the model labels its own positions (an encoder's [CLS] comes first)
         trace = model.trace(tokens, token_text=token_text)
     except TypeError:  # a model whose trace does not take token_text
-        trace = model.trace(tokens)
-    trace = dataclasses.replace(trace, token_text=token_text)
-    return dataclasses.replace(trace, extras={**trace.extras,
-                                              **derived_extras(trace, tokenizer, top_k, step)})
+        trace = dataclasses.replace(model.trace(tokens), token_text=token_text)
+    next_token = getattr(model, "predicts_next_token", True)
+    return dataclasses.replace(trace, extras={
+        **trace.extras, **derived_extras(trace, tokenizer, top_k, step, next_token)})
 
 
-def derived_extras(trace: Trace, tokenizer: Any, top_k: int, step: int) -> dict[str, np.ndarray]:
-    ids = np.asarray(trace.tokens)
+def derived_extras(trace: Trace, tokenizer: Any, top_k: int, step: int,
+                   next_token: bool = True) -> dict[str, np.ndarray]:
+    """The extras of the module doc; the next-token ones only for a model whose logits are
+    next-token predictions (an encoder's head answers something else: a label, tags)."""
     extras: dict[str, np.ndarray] = {"step": np.array(step)}
-    top_ids, top_probs = statistics.top_k_next(trace.logits, top_k)
-    extras["topk_ids"] = top_ids
-    extras["topk_probs"] = top_probs
-    extras["topk_text"] = np.array([[display_text(tokenizer, i) for i in row] for row in top_ids],
-                                   dtype=object)
-    extras["token_loss"] = statistics.token_losses(trace.logits, ids)
+    if next_token:
+        extras.update(_next_token_extras(trace, tokenizer, top_k))
     if trace.layers:
         last = trace.layers[-1].values
         states = last.get("h", last.get("resid"))
@@ -86,12 +84,27 @@ def derived_extras(trace: Trace, tokenizer: Any, top_k: int, step: int) -> dict[
     return extras
 
 
+def _next_token_extras(trace: Trace, tokenizer: Any, top_k: int) -> dict[str, np.ndarray]:
+    ids = np.asarray(trace.tokens)
+    extras: dict[str, np.ndarray] = {}
+    top_ids, top_probs = statistics.top_k_next(trace.logits, top_k)
+    extras["topk_ids"] = top_ids
+    extras["topk_probs"] = top_probs
+    extras["topk_text"] = np.array([[display_text(tokenizer, i) for i in row] for row in top_ids],
+                                   dtype=object)
+    extras["token_loss"] = statistics.token_losses(trace.logits, ids)
+    return extras
+
+
 def gradient_norms(model: Any, ids: list[int]) -> dict[str, np.ndarray]:
     """||dL_T/dh_t|| per layer along the probe, L_T the loss of its last prediction, from the
     model's own `hidden_gradients`: how far back through time one loss reaches (the
     vanishing-gradient picture). Models without recurrent state have no such method."""
     import torch
 
+    if hasattr(model, "decision_gradients"):  # an encoder's task model: its own decision
+        return {f"grad_norm/{name}": np.asarray(v, dtype=np.float64).reshape(-1)
+                for name, v in model.decision_gradients(ids).items()}
     if len(ids) < 2 or not hasattr(model, "hidden_gradients"):
         return {}
     tokens = torch.tensor(ids[:-1], dtype=torch.long)

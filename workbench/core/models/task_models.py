@@ -11,8 +11,10 @@ and (T, ·) per position for the others; `Trace.extras` adds what the task's ins
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from workbench.core.config.task_models import (
     ClassifierModelConfig,
@@ -20,7 +22,7 @@ from workbench.core.config.task_models import (
     TaggerModelConfig,
 )
 from workbench.core.models.base import as_probe, eval_mode, to_numpy
-from workbench.core.models.encoder import EncoderTrace, build_encoder
+from workbench.core.models.encoder import EncoderOutput, EncoderTrace, build_encoder, full_mask
 from workbench.core.models.heads import MaskedTokenHead, Pooling, two_class_logits
 from workbench.core.models.registry import register_builder
 from workbench.core.trace import Trace
@@ -31,6 +33,7 @@ class EncoderTaskModel(nn.Module):
 
     supports_state = False
     causal = False  # reads the whole sentence: never a next-token language model
+    predicts_next_token = False  # the probe's next-token extras do not apply
     summary_container = ("encoder",)  # the layer table opens the encoder into its layers
 
     def __init__(self, config) -> None:
@@ -50,6 +53,35 @@ class EncoderTaskModel(nn.Module):
                                                                        EncoderTrace]:
         tokens = as_probe(tokens).to(self.encoder.embedding.weight.device)
         return tokens, self.encoder.trace(tokens, token_text)
+
+    def decision_logits(self, output: EncoderOutput) -> torch.Tensor:
+        """(1, C) logits of the model's one decision the gradient picture follows: the
+        sentence's label, or the last position's prediction for per-token heads."""
+        return self.head(output.states[:, -1])
+
+    def decision_gradients(self, ids: list[int]) -> dict[str, np.ndarray]:
+        """||∂L/∂h_t|| for every layer, direction and position of a recurrent encoder, L the
+        cross-entropy of the decision's own answer: how far along the sentence, in each
+        direction, one decision reaches (the vanishing-gradient picture of an encoder).
+        Transformer encoders have no recurrence: nothing."""
+        if not hasattr(self.encoder, "rnn") or not ids:
+            return {}
+        tokens = as_probe(torch.tensor(ids, dtype=torch.long))
+        with eval_mode(self, grad=True):
+            run = self.encoder.step_run(self.encoder.embedding(tokens), record=True,
+                                        keep_graph=True)
+            logits = self.decision_logits(EncoderOutput(run.output, full_mask(tokens),
+                                                        run.state))
+            loss = F.cross_entropy(logits, logits.argmax(-1).detach())
+            states = {name: rec["h"] for name, rec in run.records.items()}
+            flat = [h for steps in states.values() for h in steps]
+            grads = torch.autograd.grad(loss, flat, allow_unused=True)
+        norms, i = {}, 0
+        for name, steps in states.items():
+            chunk = grads[i:i + len(steps)]
+            i += len(steps)
+            norms[name] = np.array([0.0 if g is None else float(g.norm()) for g in chunk])
+        return norms
 
     def _trace(self, tokens: torch.Tensor, encoded: EncoderTrace, logits: torch.Tensor,
                extras: dict) -> Trace:
@@ -78,6 +110,9 @@ class SequenceClassifier(EncoderTaskModel):
 
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         return self.classify(tokens, mask)[0]
+
+    def decision_logits(self, output: EncoderOutput) -> torch.Tensor:
+        return self.label_logits(self.pool(output)[0])
 
     def trace(self, tokens, token_text=None, **_) -> Trace:
         with eval_mode(self):

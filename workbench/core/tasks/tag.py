@@ -152,8 +152,10 @@ class TagTask(EncoderTask):
 
     @classmethod
     def predict(cls, model, vocabulary: dict, text: str, settings) -> JobSpec:
+        words = (settings or {}).get("words")  # already cut into words (gold tags given)
+
         def job(control):
-            yield JobFinished(result=tag_sentence(model, vocabulary, text))
+            yield JobFinished(result=tag_sentence(model, vocabulary, text, words=words))
 
         return JobSpec("Tagging", job)
 

@@ -1,0 +1,75 @@
+"""Snapshots of encoder task models and a fake inspection backend answering for them, so the
+classify / tagging / fill-in-the-blank views are tested without torch."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+import numpy as np
+
+from tests.qt.inspection_fakes import finished
+from workbench.core.events import EvalLogged
+from workbench.core.jobs import UserFacingError
+from workbench.core.predictions import ClassifyPrediction, FillMaskPrediction, TagPrediction
+from workbench.core.snapshot import Snapshot
+
+TAGS = ("ADJ", "DET", "NOUN", "VERB")
+
+
+def task_snapshot(task: str, step: int = 100) -> Snapshot:
+    return Snapshot(model_config={"arch": "sequence_classifier"}, weights={}, tokenizer={},
+                    step=step, run_name="demo", task={"name": task})
+
+
+def classify_answer(text: str, method: str = "attention") -> ClassifyPrediction:
+    tokens = tuple(text.lower().split())
+    values = np.linspace(1.0, 2.0, len(tokens))
+    values = values / values.sum() if method == "attention" else values - 1.5
+    return ClassifyPrediction(text, tokens, ("negative", "positive"), np.array([0.2, 0.8]),
+                              values, method, f"shown: {method}")
+
+
+def tag_answer(words: list[str]) -> TagPrediction:
+    probs = np.full((len(words), len(TAGS)), 0.1)
+    for i in range(len(words)):
+        probs[i, (i + 1) % len(TAGS)] = 0.7  # DET NOUN VERB ADJ DET ...
+    return TagPrediction(" ".join(words), tuple(words), TAGS, probs)
+
+
+def fill_answer(text: str, first: str) -> FillMaskPrediction:
+    tokens = tuple(text.split())
+    masked = tuple(i for i, t in enumerate(tokens) if "[MASK]" in t)
+    candidates = tuple((first, "be", "do") for _ in masked)
+    probs = np.array([[0.5, 0.3, 0.1] for _ in masked])
+    return FillMaskPrediction(text, tokens, masked, candidates, probs)
+
+
+@dataclass
+class FakeTaskInspection:
+    asked: list = field(default_factory=list)
+
+    def answer_job(self, snap, texts, settings=None):
+        self.asked.append((snap.task_name, texts, settings))
+        if snap.task_name == "classify":
+            return finished(classify_answer(texts))
+        if snap.task_name == "tag":
+            words = (settings or {}).get("words") or texts.split()
+            return finished(tag_answer(words))
+        if snap.task_name == "masked_lm":
+            firsts = ["cowboy boots", "bagels"]
+            return finished([fill_answer(t, firsts[i % 2]) for i, t in enumerate(texts)])
+        raise UserFacingError("not an encoder task")
+
+    def test_sentence_job(self, snap, seed):
+        return finished((["The", "old", "man"], ["DET", "ADJ", "NOUN"]))
+
+
+def encoder_backend() -> SimpleNamespace:
+    return SimpleNamespace(inspection=FakeTaskInspection())
+
+
+def evaluation(step: int, confusion: list[list[int]], names=("neg", "pos")) -> EvalLogged:
+    return EvalLogged(step, 0.5, float("nan"), float("nan"), 100, 1.0,
+                      metrics={"val_loss": 0.5},
+                      results={"classes": {"names": list(names), "confusion": confusion}})

@@ -1,0 +1,138 @@
+"""Fill in the blank: what a masked-LM encoder puts where a sentence says [MASK].
+
+Seed 002's "What have language models learned?" probe: "In Texas, they like to buy _." against
+"In New York, they like to buy _.", shown as likelihoods or as their differences. Type a
+sentence with [MASK] (one or more), optionally a second one to compare; each mask gets a bar
+chart of its most likely tokens. With a comparison, the chart shows the union of both top
+lists, each token's probability in both sentences ("Likelihoods") or the first minus the second
+("Differences").
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QVBoxLayout
+
+from workbench.core.predictions import FillMaskPrediction
+from workbench.qt.panel import Panel
+from workbench.qt.widgets.boxes import row, series_colour
+from workbench.qt.widgets.plot_export import PlotExportBar
+from workbench.qt.widgets.probe_bar import ProbeBar
+from workbench.qt.widgets.task_guard import require_task
+
+DEFAULT_SENTENCE = "To be, or not to [MASK], that is the question"
+CHARTS = ("Likelihoods", "Differences")
+
+
+def compared(first: FillMaskPrediction, second: FillMaskPrediction
+             ) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The first masks' candidates of both sentences, each with its probability in both (0
+    where a sentence's top list does not have it)."""
+    a = dict(zip(first.candidates[0], first.probs[0].tolist(), strict=True))
+    b = dict(zip(second.candidates[0], second.probs[0].tolist(), strict=True))
+    tokens = sorted(set(a) | set(b), key=lambda t: -max(a.get(t, 0.0), b.get(t, 0.0)))
+    return (tokens, np.array([a.get(t, 0.0) for t in tokens]),
+            np.array([b.get(t, 0.0) for t in tokens]))
+
+
+class FillMaskPanel(Panel):
+    name: ClassVar[str] = "fill_mask"
+    title: ClassVar[str] = "Fill in the blank"
+    area: ClassVar[str] = "bottom"
+
+    def __init__(self, controller, parent=None) -> None:
+        super().__init__(controller, parent)
+        self.answers: list[FillMaskPrediction] = []
+        self.probe_bar = ProbeBar(controller, self._request, DEFAULT_SENTENCE,
+                                  "A sentence with [MASK]")
+        self.probe_bar.result_ready.connect(self.show_answers)
+        self.compare = QLineEdit(placeholderText="Optional: a second sentence with [MASK] to "
+                                                 "compare (as seed 002's Texas / New York)")
+        self.compare.returnPressed.connect(self.probe_bar.probe)
+        self.chart = QComboBox()
+        self.chart.addItems(CHARTS)
+        self.chart.currentIndexChanged.connect(lambda _: self._draw())
+        self.summary = QLabel("Pretrain a masked-LM encoder (task: Masked-LM pretraining), then "
+                              "write [MASK] where a word should be guessed.", wordWrap=True)
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setMenuEnabled(False)
+        self.plot.addLegend(offset=(-10, 10))
+        self.export = PlotExportBar(self.plot, self._data, "fill-mask", controller.report_error)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.probe_bar)
+        layout.addWidget(row(QLabel("Compare with:"), self.compare, QLabel("Chart:"),
+                             self.chart))
+        layout.addWidget(self.summary)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.export)
+
+    def _request(self, snapshot: Any, text: str):
+        require_task(snapshot, "masked_lm", "fill in blanks")
+        texts = [text] + ([self.compare.text()] if self.compare.text().strip() else [])
+        return self.controller.backend.inspection.answer_job(snapshot, texts)
+
+    def show_answers(self, answers: list[FillMaskPrediction]) -> None:
+        self.answers = list(answers)
+        self._draw()
+
+    def _draw(self) -> None:
+        self.plot.clear()
+        if not self.answers:
+            return
+        first = self.answers[0]
+        if len(self.answers) > 1:
+            self._draw_comparison(first, self.answers[1])
+            return
+        # one sentence: a group of bars per mask, its top tokens left to right
+        labels, ticks = [], []
+        x = 0
+        for m, (tokens, probs) in enumerate(zip(first.candidates, first.probs, strict=True)):
+            xs = np.arange(len(tokens)) + x
+            self.plot.addItem(pg.BarGraphItem(x=xs, height=probs, width=0.7,
+                                              brush=series_colour(m), name=f"[MASK] {m + 1}"))
+            ticks += [(int(xi), t) for xi, t in zip(xs, tokens, strict=True)]
+            labels.append(f"[MASK] {m + 1}: {tokens[0]!r} {probs[0]:.0%}")
+            x += len(tokens) + 1
+        self.plot.getAxis("bottom").setTicks([ticks])
+        self.plot.setLabel("left", "probability")
+        self.plot.setXRange(-0.6, x - 1.4, padding=0)
+        self.summary.setText("Most likely: " + "; ".join(labels))
+
+    def _draw_comparison(self, first: FillMaskPrediction, second: FillMaskPrediction) -> None:
+        tokens, a, b = compared(first, second)
+        xs = np.arange(len(tokens))
+        if self.chart.currentText() == "Differences":
+            diff = a - b
+            self.plot.addItem(pg.BarGraphItem(
+                x=xs, height=diff, width=0.7, name="first − second",
+                brushes=[series_colour(0 if d >= 0 else 1) for d in diff]))
+            self.plot.setLabel("left", "p(first) − p(second)")
+        else:
+            self.plot.addItem(pg.BarGraphItem(x=xs - 0.18, height=a, width=0.35,
+                                              brush=series_colour(0), name="first sentence"))
+            self.plot.addItem(pg.BarGraphItem(x=xs + 0.18, height=b, width=0.35,
+                                              brush=series_colour(1), name="second sentence"))
+            self.plot.setLabel("left", "probability")
+        self.plot.getAxis("bottom").setTicks([[(int(i), t) for i, t in zip(xs, tokens,
+                                                                          strict=True)]])
+        self.plot.setXRange(-0.6, len(tokens) - 0.4, padding=0)
+        self.summary.setText(f"First [MASK] of each sentence: {first.candidates[0][0]!r} "
+                             f"({first.probs[0][0]:.0%}) against {second.candidates[0][0]!r} "
+                             f"({second.probs[0][0]:.0%}).")
+
+    def _data(self):
+        if not self.answers:
+            return ["token", "probability"], [[], []]
+        if len(self.answers) > 1:
+            tokens, a, b = compared(self.answers[0], self.answers[1])
+            return ["token", "first", "second"], [tokens, a.tolist(), b.tolist()]
+        first = self.answers[0]
+        rows = [(m, t, float(p)) for m, (ts, ps) in enumerate(zip(first.candidates,
+                                                                 first.probs, strict=True))
+                for t, p in zip(ts, ps, strict=True)]
+        return (["mask", "token", "probability"],
+                [[r[0] + 1 for r in rows], [r[1] for r in rows], [r[2] for r in rows]])
