@@ -94,8 +94,8 @@ class ClassifyTaskConfig:
     inspectors: ClassVar[tuple[str, ...]] = ("classify", *ENCODER_INSPECTORS)
 
     dataset: str = param("sentiment", "Data", "sentiment: 3,000 review sentences (Kotzias et "
-                         "al., CC BY 4.0). restaurant-reviews: seed 002's ten reviews. file: "
-                         "your text<TAB>label file or folder.",
+                         "al., CC BY 4.0). restaurant-reviews: the ten reviews of the Keras "
+                         "embedding example. file: your text<TAB>label file or folder.",
                          choices=("sentiment", "restaurant-reviews", "file"))
     path: str = param("", "Data file", "Data = file: a text<TAB>label file, or a folder of "
                       ".txt/.tsv files.")
@@ -113,7 +113,7 @@ class ClassifyTaskConfig:
                          "last state, mean, max, attention (learned weights, shown per word) "
                          "or [CLS] (transformer encoder with a [CLS] token).", choices=POOLINGS)
     output: str = param("softmax", "Output", "softmax over the labels, or one sigmoid unit "
-                        "for two labels (Keras' Dense(1, sigmoid), seed 002).", choices=OUTPUTS)
+                        "for two labels (Keras' Dense(1, sigmoid)).", choices=OUTPUTS)
     max_length: int = _max_length()
     pretrained: str = _pretrained()
     encoder_state: str = _encoder_state()

@@ -33,7 +33,9 @@ def compared(first: FillMaskPrediction, second: FillMaskPrediction
     where a sentence's top list does not have it)."""
     a = dict(zip(first.candidates[0], first.probs[0].tolist(), strict=True))
     b = dict(zip(second.candidates[0], second.probs[0].tolist(), strict=True))
-    tokens = sorted(set(a) | set(b), key=lambda t: -max(a.get(t, 0.0), b.get(t, 0.0)))
+    seen = list(dict.fromkeys([*first.candidates[0], *second.candidates[0]]))
+    # most likely first; ties keep the order of the lists (the first sentence's first)
+    tokens = sorted(seen, key=lambda t: (-max(a.get(t, 0.0), b.get(t, 0.0)), seen.index(t)))
     return (tokens, np.array([a.get(t, 0.0) for t in tokens]),
             np.array([b.get(t, 0.0) for t in tokens]))
 
@@ -50,7 +52,7 @@ class FillMaskPanel(Panel):
                                   "A sentence with [MASK]")
         self.probe_bar.result_ready.connect(self.show_answers)
         self.compare = QLineEdit(placeholderText="Optional: a second sentence with [MASK] to "
-                                                 "compare (as seed 002's Texas / New York)")
+                                                 "compare (Texas / New York: what differs?)")
         self.compare.returnPressed.connect(self.probe_bar.probe)
         self.chart = QComboBox()
         self.chart.addItems(CHARTS)

@@ -27,6 +27,10 @@ LAYER_STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine
                 Qt.PenStyle.DashDotLine)
 
 
+LM_TITLE = "‖∂L_T/∂h_t‖: how far back the last prediction's loss reaches"
+ENCODER_TITLE = "‖∂L/∂h_t‖: how far along the sentence the model's decision reaches"
+
+
 class GradientsPanel(InspectorPanel):
     name: ClassVar[str] = "gradients"
     title: ClassVar[str] = "Gradient through time"
@@ -38,6 +42,7 @@ class GradientsPanel(InspectorPanel):
         # norms (T-1,)}): one entry per run, keyed by folder since two runs may share a name
         self.runs: dict[str, tuple[str, int, dict[str, np.ndarray]]] = {}
         self.tokens: list[str] = []
+        self.title_text = LM_TITLE
         self.log_scale = QCheckBox("Log scale")
         self.log_scale.setChecked(True)
         self.log_scale.toggled.connect(self._draw)
@@ -73,6 +78,9 @@ class GradientsPanel(InspectorPanel):
                               "gradient through time is for RNN, LSTM and GRU.")
             return
         self.tokens = list(trace.token_text)
+        # an encoder's gradient follows its decision (a label, or the last word's tag) back
+        # along the sentence in both directions; a language model's its last prediction
+        self.title_text = ENCODER_TITLE if "topk_ids" not in trace.extras else LM_TITLE
         key = (snapshot.run_dir if snapshot is not None else "") or label
         if any(other == label and k != key for k, (other, _, _) in self.runs.items()):
             label = f"{label} [{Path(key).name}]"  # the same name, another folder
@@ -109,11 +117,14 @@ class GradientsPanel(InspectorPanel):
                                style=LAYER_STYLES[layer_index % len(LAYER_STYLES)])
                 self.plot.plot(np.arange(len(y)), y, pen=pen, name=name, symbol="o",
                                symbolSize=4, symbolBrush=series_colour(run_index))
-        shown = self.tokens[:-1]  # the gradient at t is for the state after token t
+        # the gradient at t is for the state after token t: a language model's curve stops
+        # before the last token (its loss is that token's prediction), an encoder's does not
+        length = max((len(y) for _, y in self.curves()), default=0)
+        shown = self.tokens[:length]
         every = max(1, len(shown) // 40)
         self.plot.getAxis("bottom").setTicks(
             [[(i, text) for i, text in enumerate(shown)][::every]])
-        self.plot.setTitle("‖∂L_T/∂h_t‖: how far back the last prediction's loss reaches")
+        self.plot.setTitle(self.title_text)
 
     def _data(self):
         curves = self.curves()
