@@ -104,7 +104,7 @@ def logistic_regression_baseline(data) -> tuple[float, float]:
                                                                    data.test))
     classes = len(data.names)
     best = (-1.0, 0.0, None)
-    for l2 in (1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1):
+    for l2 in (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1):
         w = torch.zeros(size, classes, requires_grad=True)
         b = torch.zeros(classes, requires_grad=True)
         optimizer = torch.optim.LBFGS([w, b], max_iter=200, line_search_fn="strong_wolfe")

@@ -55,6 +55,7 @@ class ClassifyConsolePanel(Panel):
         self.labels_plot.setLabel("bottom", "probability")
         self.tokens_plot = pg.PlotWidget(background="w", title="Per-token contribution")
         self.tokens_plot.setMenuEnabled(False)
+        self.tokens_plot.getAxis("left").enableAutoSIPrefix(False)  # weights read as 0.3, not 300
         self.labels_export = PlotExportBar(self.labels_plot, self._label_data, "labels",
                                            controller.report_error)
         self.tokens_export = PlotExportBar(self.tokens_plot, self._token_data, "contributions",

@@ -61,7 +61,7 @@ class ConfusionPanel(Panel):
         equations = QLabel(EQUATIONS, wordWrap=True)
         equations.setTextFormat(Qt.TextFormat.RichText)
         equations.setStyleSheet("color: #555555")
-        split = QSplitter(Qt.Orientation.Vertical)
+        self.split = split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.heatmap)
         split.addWidget(column(self.bars, self.bars_export))
         layout = QVBoxLayout(self)
@@ -73,6 +73,12 @@ class ConfusionPanel(Panel):
         controller.job_event.connect(self._on_job_event)
         controller.follow_event.connect(self._on_follow_event)
         controller.run_changed.connect(self._on_run_changed)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Matrix and bars side by side in a wide, low dock; one above the other otherwise."""
+        super().resizeEvent(event)
+        wide = event.size().width() > 1.2 * event.size().height()
+        self.split.setOrientation(Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical)
 
     # --- sources ------------------------------------------------------------------------------
 
@@ -144,11 +150,12 @@ class ConfusionPanel(Panel):
         self.cell_text = []
         if matrix.shape[0] > MAX_CELL_TEXT:
             return
-        top = matrix.max() if matrix.size else 1.0
+        lo, hi = (float(matrix.min()), float(matrix.max())) if matrix.size else (0.0, 1.0)
         shares = self.normalise.isChecked()
         for (r, c), value in np.ndenumerate(matrix):
             text = f"{value:.2f}" if shares else f"{int(value)}"
-            dark = value < 0.6 * top  # viridis is dark at the low end: white text there
+            # viridis is dark in its lower half: white text there, black on the light end
+            dark = (value - lo) < 0.55 * (hi - lo) if hi > lo else True
             item = pg.TextItem(text, color="w" if dark else "k", anchor=(0.5, 0.5))
             item.setPos(c + 0.5, r + 0.5)
             self.heatmap.plot.addItem(item)

@@ -61,6 +61,7 @@ class FillMaskPanel(Panel):
                               "write [MASK] where a word should be guessed.", wordWrap=True)
         self.plot = pg.PlotWidget(background="w")
         self.plot.setMenuEnabled(False)
+        self.plot.getAxis("left").enableAutoSIPrefix(False)  # 0.04, not 40 (×0.001)
         self.plot.addLegend(offset=(-10, 10))
         self.export = PlotExportBar(self.plot, self._data, "fill-mask", controller.report_error)
         layout = QVBoxLayout(self)

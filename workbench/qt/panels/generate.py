@@ -43,6 +43,7 @@ from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, row
 from workbench.qt.widgets.checkpoint_open import ask_checkpoint_path, open_checkpoint
 from workbench.qt.widgets.config_form import ConfigForm
+from workbench.qt.widgets.task_guard import require_task
 from workbench.qt.widgets.token_stream import TokenStreamView, describe
 
 SAMPLING = ("sample", "top-k", "top-p")
@@ -200,6 +201,7 @@ class GeneratePanel(Panel):
             self.controller.report_error("Clamp refused: " + " ".join(problems))
             return False
         try:
+            require_task(self.snapshot, "language_model", "write text")
             spec = self.controller.backend.inspection.generation_job(
                 self.snapshot, prompt, config, clamp)
         except Exception as exc:  # noqa: BLE001 - bad settings: say what to change

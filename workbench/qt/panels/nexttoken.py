@@ -28,6 +28,7 @@ from workbench.qt.inspector import InspectorPanel
 from workbench.qt.widgets.boxes import column, readable
 from workbench.qt.widgets.heatmap import visible_token
 from workbench.qt.widgets.plot_export import PlotExportBar
+from workbench.qt.widgets.task_guard import require_task
 
 
 def loss_html(tokens: list[str], losses: np.ndarray, top: float) -> str:
@@ -86,6 +87,10 @@ class NextTokenPanel(InspectorPanel):
         splitter.setSizes([400, 500])
         self.controls.addWidget(self.text_view)
         self.set_body(splitter)
+
+    def request(self, snapshot, text):
+        require_task(snapshot, "language_model", "predict next tokens")
+        return super().request(snapshot, text)
 
     def draw(self, trace: Trace) -> None:
         x = trace.extras

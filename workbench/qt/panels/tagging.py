@@ -33,7 +33,8 @@ from workbench.qt.widgets.heatmap import Heatmap
 from workbench.qt.widgets.probe_bar import ProbeBar
 from workbench.qt.widgets.task_guard import require_task
 
-DEFAULT_SENTENCE = "The old man the boats ."
+# a garden-path sentence with its gold tags ("the old" are the ones who man the boats)
+DEFAULT_SENTENCE = "The/DET old/NOUN man/VERB the/DET boats/NOUN ./PUNCT"
 _ROWS = ("word", "predicted", "gold", "p(predicted)")
 _GOLD = re.compile(r"^(.+)/([A-Za-z$.,:()'`#\-]+)$")
 WRONG = QColor("#D55E00")
