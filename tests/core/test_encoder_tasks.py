@@ -244,3 +244,42 @@ def test_the_encoder_presets_read_and_name_their_data():
     finetune = load_recipe(resource_path("recipes", "sentiment-finetune.toml"))
     assert finetune.task.pretrained == "run:mlm-shakespeare"
     assert (dataset_path("ud-english-ewt") / "en_ewt-ud-test.conllu").is_file()
+
+
+@pytest.mark.parametrize("kind", ["tag", "masked_lm"])
+def test_ranks_weighted_by_their_scored_tokens_give_the_whole_batch_loss(tmp_path, kind):
+    """Under torchrun each rank gets some rows of a batch; weighing its loss by loss_weight
+    (its scored tokens) must give what one process computes on the whole batch."""
+    from workbench.core.models import build_model
+    from workbench.core.tasks.base import Batch
+
+    lines = ["the king is dead", "long live the king and the queen", "the queen is here",
+             "live long", "the king and the queen and the dog run"] * 4
+    if kind == "tag":
+        (tmp_path / "t.conllu").write_text("\n".join(
+            "\n".join(f"{i}\t{w}\t{w}\t{'DET' if w == 'the' else 'NOUN'}\t_\t_\t0\tx\t_\t_"
+                      for i, w in enumerate(line.split(), 1)) + "\n" for line in lines))
+        config, model_config = TagTaskConfig(dataset="file", path=str(tmp_path / "t.conllu"),
+                                             val_fraction=0.2), GRU
+    else:
+        (tmp_path / "lines.txt").write_text("\n".join(lines))
+        config, model_config = MaskedLmTaskConfig(dataset="file", val_fraction=0.2,
+                                                  path=str(tmp_path / "lines.txt"),
+                                                  min_words=2), ENCODER
+    train = training(batch_size=8)
+    data, _ = prepared(config, train)
+    task = build_task(config, data)
+    torch.manual_seed(0)
+    model = task.build_model(model_config, build_model)
+    model.eval()
+    task.start(model, train, torch.device("cpu"))
+    whole = task.batch(3)
+    halves = [Batch({k: v[rows] for k, v in whole.arrays.items()}, whole.tokens)
+              for rows in (slice(0, 3), slice(3, 8))]
+    weights = [task.loss_weight(half) for half in halves]
+    assert weights[0] != 3 / 8 * sum(weights)  # shares of tokens unlike shares of rows
+    cpu = torch.device("cpu")
+    shares = [task.loss(model, half.to(cpu), None)[0].item() * w
+              for half, w in zip(halves, weights, strict=True)]
+    expected = task.loss(model, whole.to(cpu), None)[0].item()
+    assert sum(shares) / sum(weights) == pytest.approx(expected, rel=1e-5)

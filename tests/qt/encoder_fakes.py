@@ -3,12 +3,8 @@ classify / tagging / fill-in-the-blank views are tested without torch."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from types import SimpleNamespace
-
 import numpy as np
 
-from tests.qt.inspection_fakes import finished
 from workbench.core.events import EvalLogged
 from workbench.core.jobs import UserFacingError
 from workbench.core.predictions import ClassifyPrediction, FillMaskPrediction, TagPrediction
@@ -45,28 +41,22 @@ def fill_answer(text: str, first: str) -> FillMaskPrediction:
     return FillMaskPrediction(text, tokens, masked, candidates, probs)
 
 
-@dataclass
-class FakeTaskInspection:
-    asked: list = field(default_factory=list)
-
-    def answer_job(self, snap, texts, settings=None):
-        self.asked.append((snap.task_name, texts, settings))
-        if snap.task_name == "classify":
-            return finished(classify_answer(texts))
-        if snap.task_name == "tag":
-            words = (settings or {}).get("words") or texts.split()
-            return finished(tag_answer(words))
-        if snap.task_name == "masked_lm":
-            firsts = ["cowboy boots", "bagels"]
-            return finished([fill_answer(t, firsts[i % 2]) for i, t in enumerate(texts)])
-        raise UserFacingError("not an encoder task")
-
-    def test_sentence_job(self, snap, seed):
-        return finished((["The", "old", "man"], ["DET", "ADJ", "NOUN"]))
+def answer(task: str, texts, settings=None):
+    """What the fake inspection backend answers for an encoder task's texts."""
+    if task == "classify":
+        return classify_answer(texts)
+    if task == "tag":
+        return tag_answer((settings or {}).get("words") or texts.split())
+    if task == "masked_lm":
+        firsts = ["cowboy boots", "bagels"]
+        return [fill_answer(t, firsts[i % 2]) for i, t in enumerate(texts)]
+    raise UserFacingError("not an encoder task")
 
 
-def encoder_backend() -> SimpleNamespace:
-    return SimpleNamespace(inspection=FakeTaskInspection())
+def encoder_backend():
+    from tests.qt.fake_backend import FakeBackend
+
+    return FakeBackend()
 
 
 def evaluation(step: int, confusion: list[list[int]], names=("neg", "pos")) -> EvalLogged:

@@ -123,6 +123,17 @@ class FakeInspection:
 
     probes: list = field(default_factory=list)
     generations: list = field(default_factory=list)
+    asked: list = field(default_factory=list)  # (task, texts, settings) of each answer_job
+
+    def answer_job(self, snapshot, texts, settings=None):
+        """An encoder snapshot's made-up answers (tests/qt/encoder_fakes.py)."""
+        from tests.qt.encoder_fakes import answer
+
+        self.asked.append((snapshot.task_name, texts, settings))
+        return finished(answer(snapshot.task_name, texts, settings))
+
+    def test_sentence_job(self, snapshot, seed):
+        return finished((["The", "old", "man"], ["DET", "ADJ", "NOUN"]))
 
     def probe_job(self, snapshot, text, gradients=True, top_k=5):
         if not text.strip():

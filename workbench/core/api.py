@@ -136,6 +136,16 @@ class InspectionApi(Protocol):
 
     def load_checkpoint_job(self, path: str | Path) -> JobSpec[Snapshot]: ...
 
+    def answer_job(self, snapshot: Snapshot, texts: list[str] | str,
+                   settings: Any = None) -> JobSpec[Any]:
+        """An encoder task's answer to each text (a classify/tag/fill-mask prediction of
+        core.predictions); one text gives one answer, a list a list."""
+        ...
+
+    def test_sentence_job(self, snapshot: Snapshot, seed: int) -> JobSpec[tuple[list, list]]:
+        """(words, gold tags) of a sentence of a tagging snapshot's data."""
+        ...
+
 
 class ModelsApi(Protocol):
     def architectures(self) -> list[tuple[str, str, type]]:

@@ -84,6 +84,11 @@ class MaskedLmTask(EncoderTask):
                             self.data.vocabulary.tokenizer.vocab_size, self.config.mask_rate)
         return {"tokens": corrupted.inputs, "targets": corrupted.targets}
 
+    def loss_weight(self, batch) -> float:
+        """The loss is a mean over the scored tokens (`targets` not IGNORE_INDEX): a rank's share
+        under torchrun is its count of them."""
+        return float((batch.arrays["targets"] != IGNORE_INDEX).sum())
+
     def loss(self, model, batch, carry):
         chosen = batch["targets"] != IGNORE_INDEX  # (B, S): the loss is on these only
         logits = model(batch["tokens"], batch["mask"], where=chosen)  # (N, V+1)

@@ -124,6 +124,11 @@ class TagTask(EncoderTask):
             tags[r, :len(split.targets[i])] = split.targets[i]
         return {"tags": tags}
 
+    def loss_weight(self, batch) -> float:
+        """The loss is a mean over the scored tokens (`tags` not IGNORE_INDEX): a rank's share
+        under torchrun is its count of them."""
+        return float((batch.arrays["tags"] != IGNORE_INDEX).sum())
+
     def loss(self, model, batch, carry):
         self.prepare(model)
         logits = model(batch["tokens"], batch["mask"])  # (B, S, n_tags)
