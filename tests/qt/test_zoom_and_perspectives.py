@@ -84,10 +84,11 @@ def test_perspectives_show_the_few_panels_of_a_step_and_keep_changes(qtbot, wind
         return sorted(n for n, d in window.docks.items() if d.isVisible())
     assert window.perspectives.current == "Data" and visible() == ["corpus"]
     window.perspectives.actions["Generate"].trigger()  # the toolbar's button (Ctrl+5)
-    assert visible() == ["generate", "seq2seq"]  # the console of each kind of model, tabbed
+    assert visible() == ["classify", "fill_mask", "generate", "seq2seq"]  # a console per task
     assert window.perspectives.actions["Generate"].shortcut().toString() == "Ctrl+5"
     window.perspectives.switch("Inspect")
-    assert visible() == ["alignment", "attention", "gates", "gradients", "nexttoken", "worked"]
+    assert visible() == ["alignment", "attention", "confusion", "gates", "gradients", "nexttoken",
+                         "tagging", "worked"]
     window.docks["worked"].hide()  # the user closes one
     window.perspectives.switch("Data")
     window.perspectives.switch("Inspect")

@@ -32,6 +32,7 @@ DEFAULT_SENTENCE = "The food was good, not bad at all"
 class ClassifyConsolePanel(Panel):
     name: ClassVar[str] = "classify"
     title: ClassVar[str] = "Classify"
+    perspective: ClassVar[str] = "Generate"
     area: ClassVar[str] = "bottom"
 
     def __init__(self, controller, parent=None) -> None:

@@ -33,6 +33,7 @@ EQUATIONS = ("precision<sub>k</sub> = C<sub>kk</sub> / Σ<sub>i</sub> C<sub>ik</
 class ConfusionPanel(Panel):
     name: ClassVar[str] = "confusion"
     title: ClassVar[str] = "Classes"
+    perspective: ClassVar[str] = "Inspect"
     area: ClassVar[str] = "right"
 
     def __init__(self, controller, parent=None) -> None:

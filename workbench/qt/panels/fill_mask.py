@@ -43,6 +43,7 @@ def compared(first: FillMaskPrediction, second: FillMaskPrediction
 class FillMaskPanel(Panel):
     name: ClassVar[str] = "fill_mask"
     title: ClassVar[str] = "Fill in the blank"
+    perspective: ClassVar[str] = "Generate"
     area: ClassVar[str] = "bottom"
 
     def __init__(self, controller, parent=None) -> None:

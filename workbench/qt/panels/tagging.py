@@ -53,6 +53,7 @@ def split_gold(text: str) -> tuple[list[str] | None, list[str] | None]:
 class TaggingPanel(Panel):
     name: ClassVar[str] = "tagging"
     title: ClassVar[str] = "Tagging"
+    perspective: ClassVar[str] = "Inspect"
     area: ClassVar[str] = "bottom"
 
     def __init__(self, controller, parent=None) -> None:
