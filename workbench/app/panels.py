@@ -17,13 +17,14 @@ def panel_types() -> list[type[Panel]]:
     from workbench.qt.panels.gates import GatesPanel
     from workbench.qt.panels.generate import GeneratePanel
     from workbench.qt.panels.gradients import GradientsPanel
+    from workbench.qt.panels.lessons import LessonsPanel
     from workbench.qt.panels.nexttoken import NextTokenPanel
     from workbench.qt.panels.seq2seq_console import Seq2seqConsolePanel
     from workbench.qt.panels.tagging import TaggingPanel
     from workbench.qt.panels.training import TrainingPanel
     from workbench.qt.panels.worked import WorkedExamplesPanel
 
-    return [CorpusPanel, ArchitecturePanel, EmbeddingsPanel, TrainingPanel, GatesPanel,
-            AttentionPanel, GradientsPanel, NextTokenPanel, GeneratePanel, WorkedExamplesPanel,
-            AlignmentPanel, Seq2seqConsolePanel, ConfusionPanel, ClassifyConsolePanel,
-            TaggingPanel, FillMaskPanel]
+    return [CorpusPanel, ArchitecturePanel, LessonsPanel, EmbeddingsPanel, TrainingPanel,
+            GatesPanel, AttentionPanel, GradientsPanel, NextTokenPanel, GeneratePanel,
+            WorkedExamplesPanel, AlignmentPanel, Seq2seqConsolePanel, ConfusionPanel,
+            ClassifyConsolePanel, TaggingPanel, FillMaskPanel]

@@ -26,6 +26,7 @@ from workbench.qt.job_status import JobStatusWidget
 from workbench.qt.panel import AREAS, Panel
 from workbench.qt.recent_files import RecentFiles
 from workbench.qt.widgets.corpus_open import ask_corpus_file, ask_corpus_folder
+from workbench.qt.widgets.spotlight import Spotlight, find_control, reveal
 from workbench.qt.window_layout import WindowLayout
 
 # Errors shown to the user also go to stderr, so a terminal, a log or the installer check
@@ -67,6 +68,8 @@ class MainWindow(QMainWindow):
         controller.error.connect(self._show_error)
         controller.notice.connect(self._show_notice)
         controller.corpus_changed.connect(self._on_corpus)
+        controller.lesson_action.connect(self._on_lesson)
+        self.spotlight = Spotlight(self)
         self._restore_layout()
 
     # --- panels -------------------------------------------------------------------------------
@@ -98,6 +101,27 @@ class MainWindow(QMainWindow):
         dock = self.docks[name]
         dock.show()
         dock.raise_()
+
+    @Slot(str, object)
+    def _on_lesson(self, action: str, value: object) -> None:
+        if action == "panel" and value in self.docks:
+            self.show_panel(str(value))
+        elif action == "highlight":
+            self.highlight(str(value))
+
+    def highlight(self, target: str) -> QWidget | None:
+        """Show the panel of `target` ("panel:control"), bring the control into view and
+        blink a frame around it; returns the control (None if there is no such thing)."""
+        name, _, control = target.partition(":")
+        panel = self.panels.get(name)
+        if panel is None:
+            return None
+        self.show_panel(name)
+        widget = find_control(panel, control)
+        if widget is not None:
+            reveal(widget)
+            self.spotlight.show_on(widget)
+        return widget
 
     def _menu_named(self, title: str):
         for action in self.menuBar().actions():

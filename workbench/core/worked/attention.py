@@ -112,8 +112,8 @@ def attention_computation(values: Mapping[str, np.ndarray], weights: Mapping[str
              vec(output), output),
     ]
     return WorkedComputation(
-        title=f"Attention weight α_{i}{j} of head {head} ({ti} attends to {tj}), and token "
-              f"{ti}'s output", lines=tuple(lines), source=SOURCE,
+        title=f"Attention weight α_{i}{j} of head {head} ({ti} attends to {tj}), and the "
+              f"output of token {ti}", lines=tuple(lines), source=SOURCE,
         values={"score": score, "scaled": scaled_score, "alpha": float(alpha_row[j]),
                 "alpha_row": alpha_row, "head_out": head_out, "concat": concat,
                 "output": output, "q": q[i], "k": k[j]})

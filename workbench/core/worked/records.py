@@ -33,9 +33,20 @@ class WorkedComputation:
     note: str = ""  # e.g. which convention, or how the result compares with a printed one
 
 
+def _whole(values) -> bool:
+    """True when every finite value is a whole number (typed integers print without decimals)."""
+    v = np.asarray(values, dtype=np.float64)
+    finite = v[np.isfinite(v)]
+    return bool(len(finite)) and bool(np.all(finite == np.round(finite))) and \
+        bool(np.all(np.abs(finite) < 1e9))
+
+
 def num(x: float, digits: int = 4) -> str:
-    """A number as the card shows it: fixed decimals, a real minus sign, ∞ for infinities."""
+    """A number as the card shows it: fixed decimals (none for a whole number), a real minus
+    sign, ∞ for infinities."""
     x = float(x)
+    if _whole(x):
+        digits = 0
     if np.isinf(x):
         return "−∞" if x < 0 else "∞"
     if np.isnan(x):
@@ -49,6 +60,7 @@ def num(x: float, digits: int = 4) -> str:
 def vec(v, digits: int = 4, shown: int = SHOWN) -> str:
     """[a, b, c, …, z] (n values): the first few values and the last, and the length."""
     v = np.asarray(v, dtype=np.float64).reshape(-1)
+    digits = 0 if _whole(v) else digits
     if len(v) <= shown + 1:
         return "[" + ", ".join(num(x, digits) for x in v) + "]"
     head = ", ".join(num(x, digits) for x in v[:shown])

@@ -169,6 +169,7 @@ class AttentionPanel(InspectorPanel):
         if not layers:
             self.show_message("This model has no attention layers: see Gates.")
             self.heatmap.plot.setTitle("This model has no attention layers: see Gates.")
+            self.worked.show_message(self.worked.placeholder)
             return
         self.refill(self.layer_box, [layer.name for layer in layers])
         self.refill(self.head_box, [f"head {h}" for h in

@@ -126,6 +126,7 @@ class GatesPanel(InspectorPanel):
         if not layers:
             self.show_message("This model has no recurrent layers: see Attention.")
             self.heatmap.plot.setTitle("no recurrent layers")
+            self.worked.show_message(self.worked.placeholder)
             return
         self.refill(self.layer_box, [layer.name for layer in layers])
         self._fill_gates()

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from workbench.core.config.fields import from_dict, to_dict
 from workbench.core.config.generation import (
     GenerationConfig,
     clamp_limits,
@@ -131,6 +132,7 @@ class GeneratePanel(Panel):
         layout.addWidget(splitter)
         controller.snapshot_changed.connect(self._on_snapshot)
         controller.query_queue.state_changed.connect(self._on_query_state)
+        controller.lesson_action.connect(self._on_lesson)
         self._show_source()
 
     def _enable_fields(self) -> None:
@@ -140,6 +142,19 @@ class GeneratePanel(Panel):
             self.form.editors[name].setEnabled(strategy in strategies)
 
     # --- source -------------------------------------------------------------------------------
+
+    @Slot(str, object)
+    def _on_lesson(self, action: str, value: Any) -> None:
+        """A lesson step sets the prompt or the decoding settings, or hands over its model."""
+        if action == "prompt":
+            self.prompt.setPlainText(str(value))
+        elif action == "generation":
+            current = self.form.config() or GenerationConfig()
+            self.form.set_config(from_dict(GenerationConfig, {**to_dict(current), **value}))
+            self._enable_fields()
+        elif action == "snapshot":
+            self.loaded = False
+            self._on_snapshot(value)
 
     @Slot(object)
     def _on_snapshot(self, snapshot: Any) -> None:

@@ -89,6 +89,7 @@ class WorkedExamplesPanel(Panel):
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
         self._build_inputs()
+        controller.lesson_action.connect(self._on_lesson)
 
     def example(self) -> ToyExample:
         return EXAMPLES[max(self.picker.currentIndex(), 0)]
@@ -99,6 +100,15 @@ class WorkedExamplesPanel(Panel):
         if index < 0:
             raise KeyError(key)
         self.picker.setCurrentIndex(index)
+
+    def _on_lesson(self, action: str, value) -> None:
+        """A lesson step shows an example, or types inputs into the one shown."""
+        if action == "example":
+            self.choose(str(value))
+        elif action == "inputs":
+            for key, text in dict(value).items():
+                if key in self.editors:
+                    self.set_text(key, str(text))
 
     # --- inputs -------------------------------------------------------------------------------
 

@@ -85,6 +85,7 @@ class ProbeBar(QWidget):
         layout.addWidget(self.status)
         controller.snapshot_changed.connect(self._on_snapshot)
         controller.query_queue.state_changed.connect(self._on_query_state)
+        controller.lesson_action.connect(self._on_lesson)
         self._show_source()
 
     # --- which snapshot -----------------------------------------------------------------------
@@ -101,6 +102,16 @@ class ProbeBar(QWidget):
             return
         self._last_auto = time.monotonic()
         self.refresh()
+
+    @Slot(str, object)
+    def _on_lesson(self, action: str, value: Any) -> None:
+        """A lesson step: probe this sentence, or look at the model it opened (unfrozen, so a
+        model the lesson then trains replaces it)."""
+        if action == "probe":
+            self.text.setText(str(value))
+            self.refresh()
+        elif action == "snapshot" and self.freeze.isChecked():
+            self.freeze.setChecked(False)  # _on_freeze takes the session's (lesson's) model
 
     def _on_freeze(self, frozen: bool) -> None:
         if not frozen and self.controller.snapshot is not None \

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -31,6 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.config.cleaning import CleaningConfig
+from workbench.core.config.fields import from_dict, to_dict
+from workbench.core.config.tokenizer import TokenizerConfig
 from workbench.core.corpus.encodings import ENCODING_CHOICES
 from workbench.core.corpus.loading import DEFAULT_GLOB, DOCUMENT_SEPARATOR, Corpus
 from workbench.core.resources import default_corpus_path, full_corpus_path, resource_path
@@ -84,6 +86,7 @@ class CorpusPanel(Panel):
         self.preview = TextPreview()
         self.tokenizer_view = TokenizerView()
         self.tokenizer_view.tokenize_requested.connect(self.tokenize)
+        controller.lesson_action.connect(self._on_lesson)
         self.tabs = QTabWidget()
         for widget, label in ((self.stats_view, "Statistics"), (self.top_words, "Top words"),
                               (self.characters, "Characters"), (self.preview, "Text"),
@@ -232,6 +235,16 @@ class CorpusPanel(Panel):
             offset += len(text) + len(DOCUMENT_SEPARATOR)
         self.preview.set_corpus(corpus.text, starts)
         self.tokenize(self.tokenizer_view.config())
+
+    @Slot(str, object)
+    def _on_lesson(self, action: str, value) -> None:
+        """A lesson step tokenizes the corpus with these settings (the rest as they are)."""
+        if action != "tokenizer":
+            return
+        current = self.tokenizer_view.config() or TokenizerConfig()
+        config = from_dict(TokenizerConfig, {**to_dict(current), **value})
+        self.tokenizer_view.set_config(config)
+        self.tokenize(config)
 
     def tokenize(self, config) -> bool:
         backend = getattr(self.controller.backend, "corpus", None)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from workbench.core.config.embeddings import EmbeddingConfig
 from workbench.core.events import EpochEnded
 from workbench.core.jobs import UserFacingError
+from workbench.core.resources import resource_path
 from workbench.qt.panel import Panel
 from workbench.qt.panels.embeddings.epoch_plots import EpochPlots
 from workbench.qt.panels.embeddings.explorer import Explorer
@@ -109,6 +110,7 @@ class EmbeddingsPanel(Panel):
         layout.addWidget(self.tabs, 1)
         controller.job_event.connect(self._on_job_event)
         controller.tokens_changed.connect(self._on_tokens_changed)
+        controller.lesson_action.connect(self._on_lesson)
         for bar in (self.plots.export_bar, self.map.export_bar):
             bar.on_error = controller.report_error
 
@@ -188,6 +190,13 @@ class EmbeddingsPanel(Panel):
             spec, on_result=lambda coords: self.map.show_coords(coords, title))
 
     # --- files --------------------------------------------------------------------------------
+
+    @Slot(str, object)
+    def _on_lesson(self, action: str, value) -> None:
+        """A lesson step loads word vectors shipped in resources/ (word2vec binary)."""
+        if action == "vectors":
+            self.import_vectors(str(resource_path(str(value))), "word2vec-binary")
+            self.tabs.setCurrentIndex(1)  # Explore
 
     def _import_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Import word vectors")

@@ -28,6 +28,7 @@ from workbench.core.events import (
     SnapshotReady,
 )
 from workbench.core.jobs import UserFacingError
+from workbench.core.resources import resource_path
 from workbench.qt.panel import Panel
 from workbench.qt.panels.training.controls import TrainingControls
 from workbench.qt.panels.training.curves import CurvesView
@@ -108,6 +109,7 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         controller.tokens_changed.connect(self._describe)
         controller.model_config_changed.connect(self._describe)
         controller.task_config_changed.connect(self._describe)
+        controller.lesson_action.connect(self._on_lesson)
         self._list_past_runs()
         self._describe()
 
@@ -133,6 +135,12 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
     def model_config(self):
         """The chosen architecture, or a small LSTM when none was chosen yet."""
         return self.controller.model_config or LstmConfig(hidden_size=128)
+
+    @Slot(str, object)
+    def _on_lesson(self, action: str, value: object) -> None:
+        """A lesson step opens a recipe shipped in resources/ (Train then trains it)."""
+        if action == "recipe":
+            self.open_recipe(str(resource_path(str(value))))
 
     def _describe(self, *_: object) -> None:
         tokens, model = self.controller.tokens, self.model_config()

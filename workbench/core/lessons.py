@@ -1,0 +1,165 @@
+"""Lessons: one TOML file per lesson in `resources/lessons/`, read and checked here (torch-free).
+
+A teacher edits or adds a file like this (every key of a step is optional but `do`):
+
+```toml
+title = "Self-attention step by step"
+order = 9                      # place in the list
+minutes = 4                    # measured: walking the steps on a 2-core laptop
+goal = "What the lesson is for."
+look = "What to look at."
+expect = "What the student should see."
+questions = ["…", "…"]
+sources = "Public references (a textbook chapter, a paper)."
+needs = ["seq2seq"]            # tasks the app must have (else the lesson says it waits)
+
+[[step]]
+do = "The instruction the student reads."
+panel = "attention"            # show this panel
+checkpoint = "models/char-transformer"   # open this model in the inspectors (resources/)
+recipe = "lessons/recipes/no-mask.toml"  # open this recipe in the Training panel
+model = { arch = "rnn", nonlinearity = "relu" }  # choose this architecture and settings
+tokenizer = { boundaries = "lines" }     # tokenize the corpus with these settings
+probe = "To be, or not to be"            # the inspectors' probe sentence
+example = "lookup"                       # the Worked examples panel shows this example
+inputs = { x = "0 1 0" }                 # ... with these inputs typed in
+vectors = "models/shakespeare-word2vec.bin"   # load these word vectors
+generation = { strategy = "sample", temperature = 0.5 }   # the Generate panel's settings
+prompt = "ROMEO:"                        # the Generate panel's prompt
+highlight = "attention:head_box"         # point at a control: panel:objectName or attribute
+```
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.core.resources import resource_path
+
+ACTIONS = ("panel", "checkpoint", "recipe", "model", "tokenizer", "probe", "example", "inputs",
+           "vectors", "generation", "prompt", "highlight")
+RESOURCE_ACTIONS = ("checkpoint", "recipe", "vectors")  # paths inside resources/
+
+
+@dataclass(frozen=True)
+class LessonStep:
+    do: str
+    actions: dict[str, Any] = field(default_factory=dict)  # action name -> value, file order
+
+    @property
+    def highlight(self) -> tuple[str, str] | None:
+        """(panel, control) of the step's highlight, or None."""
+        target = self.actions.get("highlight")
+        if not target:
+            return None
+        panel, _, control = str(target).partition(":")
+        return panel, control
+
+
+@dataclass(frozen=True)
+class Lesson:
+    key: str  # the file name without .toml
+    title: str
+    order: int
+    minutes: float
+    goal: str
+    steps: tuple[LessonStep, ...]
+    look: str = ""
+    expect: str = ""
+    questions: tuple[str, ...] = ()
+    sources: str = ""
+    needs: tuple[str, ...] = ()
+    path: Path | None = None
+
+
+class LessonError(ValueError):
+    """A lesson file that cannot be read; the message names the file and what to fix."""
+
+
+def parse_lesson(text: str, key: str, path: Path | None = None) -> Lesson:
+    name = path.name if path else key
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise LessonError(f"{name} is not valid TOML: {exc}.") from None
+    for required in ("title", "goal"):
+        if not str(data.get(required, "")).strip():
+            raise LessonError(f"{name} has no {required} = \"…\"; every lesson needs one.")
+    raw_steps = data.get("step", [])
+    if not isinstance(raw_steps, list) or not raw_steps:
+        raise LessonError(f"{name} has no [[step]] tables; add at least one step.")
+    steps = []
+    for number, raw in enumerate(raw_steps, 1):
+        if not isinstance(raw, dict) or not str(raw.get("do", "")).strip():
+            raise LessonError(f"{name}, step {number}: a step needs do = \"…\" (what to do).")
+        unknown = [k for k in raw if k != "do" and k not in ACTIONS]
+        if unknown:
+            raise LessonError(f"{name}, step {number}: unknown key '{unknown[0]}'. Known: do, "
+                              + ", ".join(ACTIONS) + ".")
+        steps.append(LessonStep(str(raw["do"]).strip(),
+                                {k: v for k, v in raw.items() if k != "do"}))
+    questions = data.get("questions", [])
+    if not isinstance(questions, list):
+        raise LessonError(f"{name}: questions must be a list of strings.")
+    return Lesson(key=key, title=str(data["title"]).strip(), order=int(data.get("order", 999)),
+                  minutes=float(data.get("minutes", 0)), goal=str(data["goal"]).strip(),
+                  steps=tuple(steps), look=str(data.get("look", "")).strip(),
+                  expect=str(data.get("expect", "")).strip(),
+                  questions=tuple(str(q).strip() for q in questions),
+                  sources=str(data.get("sources", "")).strip(),
+                  needs=tuple(str(n) for n in data.get("needs", [])), path=path)
+
+
+def lessons_folder() -> Path:
+    return resource_path("lessons")
+
+
+def load_lessons(folder: Path | None = None) -> tuple[list[Lesson], list[str]]:
+    """Every lesson in `folder` (resources/lessons by default) in their order, and a message
+    for each file that could not be read (the others still load)."""
+    folder = folder or lessons_folder()
+    lessons, problems = [], []
+    for path in sorted(folder.glob("*.toml")):
+        try:
+            lessons.append(parse_lesson(path.read_text(encoding="utf-8"), path.stem, path))
+        except (OSError, UnicodeDecodeError, LessonError) as exc:
+            problems.append(str(exc))
+    lessons.sort(key=lambda lesson: (lesson.order, lesson.key))
+    return lessons, problems
+
+
+def lesson_problems(lesson: Lesson, panels: set[str], examples: set[str]) -> list[str]:
+    """What in `lesson` names something that does not exist: a panel, a shipped file, an
+    example, a model or setting that would be refused. (Controls are checked in the window.)"""
+    from workbench.core.config.fields import from_dict
+    from workbench.core.config.generation import GenerationConfig
+    from workbench.core.config.models import config_from_dict
+    from workbench.core.config.tokenizer import TokenizerConfig
+
+    problems = []
+    for number, step in enumerate(lesson.steps, 1):
+        where = f"{lesson.key}, step {number}"
+        actions = step.actions
+        named = [actions.get("panel")] + ([step.highlight[0]] if step.highlight else [])
+        for panel in filter(None, named):
+            if panel not in panels:
+                problems.append(f"{where}: no panel named '{panel}'.")
+        for action in RESOURCE_ACTIONS:
+            if action in actions and not resource_path(str(actions[action])).exists():
+                problems.append(f"{where}: {action} '{actions[action]}' is not in resources/.")
+        if "example" in actions and actions["example"] not in examples:
+            problems.append(f"{where}: no worked example '{actions['example']}'.")
+        checks = (("model", lambda v: config_from_dict(dict(v))),
+                  ("tokenizer", lambda v: from_dict(TokenizerConfig, dict(v))),
+                  ("generation", lambda v: from_dict(GenerationConfig, dict(v))))
+        for action, build in checks:
+            if action in actions:
+                try:
+                    config = build(actions[action])
+                    problems += [f"{where}, {action}: {p}" for p in config.problems()]
+                except (TypeError, ValueError) as exc:
+                    problems.append(f"{where}, {action}: {exc}")
+    return problems

@@ -1,0 +1,220 @@
+"""Lessons: guided paths through the app for a class, read from `resources/lessons/*.toml`.
+
+The list on the left holds the lessons in their order with the minutes each takes. The page
+on the right shows the goal, the numbered steps (each with a button that sets the app up: it
+opens the panel, loads the sample model or recipe, types the probe, and points at the control
+to use), what to look at, what the student should see, and the questions. "Next step" walks
+the steps in order. A lesson that needs a task this app does not have says so and waits.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, ClassVar
+
+from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.config.models import config_from_dict, config_to_dict
+from workbench.core.config.tasks import TASK_CONFIGS
+from workbench.core.lessons import Lesson, load_lessons
+from workbench.core.resources import resource_path
+from workbench.qt.panel import Panel
+from workbench.qt.widgets.checkpoint_open import open_checkpoint
+
+HIGHLIGHT_DELAY_MS = 350  # let the panel the step opened lay itself out first
+
+
+def _paragraph(title: str, text: str) -> str:
+    body = html.escape(text).replace("\n\n", "</p><p>").replace("\n", " ")
+    return f"<p><b>{html.escape(title)}</b></p><p>{body}</p>" if text else ""
+
+
+class LessonsPanel(Panel):
+    name: ClassVar[str] = "lessons"
+    title: ClassVar[str] = "Lessons"
+    area: ClassVar[str] = "left"
+
+    def __init__(self, controller, parent=None) -> None:
+        super().__init__(controller, parent)
+        self.lessons, self.problems = load_lessons()
+        self.lesson: Lesson | None = None
+        self.done: set[int] = set()
+        self.step_buttons: list[QPushButton] = []
+        # a drop-down rather than a list beside the page: the page needs the dock's width
+        self.list = QComboBox()
+        self.list.setObjectName("lessons-list")
+        self.list.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.list.setMinimumContentsLength(24)  # long titles must not widen the dock
+        for lesson in self.lessons:
+            waits = self.missing(lesson)
+            text = f"{lesson.order}. {lesson.title} — {lesson.minutes:g} min"
+            self.list.addItem(text + (f" (needs {', '.join(waits)})" if waits else ""),
+                              lesson.key)
+            self.list.setItemData(self.list.count() - 1, lesson.goal,
+                                  Qt.ItemDataRole.ToolTipRole)
+        self.list.currentIndexChanged.connect(self._show_lesson)
+        self.previous_button = QPushButton("◀")
+        self.previous_button.setToolTip("The lesson before")
+        self.previous_button.setMaximumWidth(44)
+        self.previous_button.clicked.connect(lambda: self._move(-1))
+        self.following_button = QPushButton("▶")
+        self.following_button.setToolTip("The next lesson")
+        self.following_button.setMaximumWidth(44)
+        self.following_button.clicked.connect(lambda: self._move(1))
+        self.file_problems = QLabel("<br>".join(html.escape(p) for p in self.problems))
+        self.file_problems.setWordWrap(True)
+        self.file_problems.setStyleSheet("color: #b00020;")
+        self.file_problems.setVisible(bool(self.problems))
+        chooser = QHBoxLayout()
+        chooser.addWidget(self.previous_button)
+        chooser.addWidget(self.list, 1)
+        chooser.addWidget(self.following_button)
+        self.page = QWidget()
+        self.page_layout = QVBoxLayout(self.page)
+        self.header = QLabel()
+        self.header.setObjectName("lesson-header")
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.steps_box = QWidget()
+        self.next_button = QPushButton("Next step ▶")
+        self.next_button.setObjectName("lesson-next")
+        self.next_button.clicked.connect(self.next_step)
+        self.footer = QLabel()
+        self.footer.setObjectName("lesson-footer")
+        self.footer.setWordWrap(True)
+        self.footer.setTextFormat(Qt.TextFormat.RichText)
+        for widget in (self.header, self.steps_box, self.next_button, self.footer):
+            self.page_layout.addWidget(widget)
+        self.page_layout.addStretch(1)
+        scroller = QScrollArea()
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QFrame.Shape.NoFrame)
+        scroller.setWidget(self.page)
+        layout = QVBoxLayout(self)
+        layout.addLayout(chooser)
+        layout.addWidget(self.file_problems)
+        layout.addWidget(scroller, 1)
+        if self.lessons:
+            self._show_lesson(0)
+
+    # --- which lesson ------------------------------------------------------------------------
+
+    @staticmethod
+    def missing(lesson: Lesson) -> list[str]:
+        """The tasks a lesson needs that this app does not have (yet)."""
+        return [need for need in lesson.needs if need not in TASK_CONFIGS]
+
+    def choose(self, key: str) -> None:
+        index = self.list.findData(key)
+        if index < 0:
+            raise KeyError(key)
+        self.list.setCurrentIndex(index)
+
+    def _move(self, by: int) -> None:
+        index = self.list.currentIndex() + by
+        if 0 <= index < self.list.count():
+            self.list.setCurrentIndex(index)
+
+    @Slot(int)
+    def _show_lesson(self, row: int) -> None:
+        if not 0 <= row < len(self.lessons):
+            return
+        self.lesson = lesson = self.lessons[row]
+        self.done.clear()
+        self.header.setText(f"<h2>{html.escape(lesson.title)}</h2>"
+                            f"<p><i>About {lesson.minutes:g} minutes.</i></p>"
+                            + _paragraph("Goal", lesson.goal))
+        self.step_buttons = []
+        # a fresh box for the steps: rows of a reused grid keep their old heights
+        box = QWidget()
+        grid = QGridLayout(box)
+        grid.setColumnStretch(1, 1)
+        self.page_layout.replaceWidget(self.steps_box, box)
+        self.steps_box.setParent(None)
+        self.steps_box.deleteLater()
+        self.steps_box = box
+        waits = self.missing(lesson)
+        for index, step in enumerate(lesson.steps):
+            number = QLabel(f"<b>{index + 1}.</b>")
+            text = QLabel(html.escape(step.do))
+            text.setTextFormat(Qt.TextFormat.RichText)
+            text.setWordWrap(True)
+            button = QPushButton("Set up" if step.actions else "Done")
+            button.setObjectName(f"lesson-step-{index + 1}")
+            button.setEnabled(not waits)
+            button.clicked.connect(lambda _=False, i=index: self.run_step(i))
+            grid.addWidget(number, index, 0, Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(text, index, 1)
+            grid.addWidget(button, index, 2, Qt.AlignmentFlag.AlignTop)
+            self.step_buttons.append(button)
+        self.next_button.setEnabled(not waits)
+        self.previous_button.setEnabled(row > 0)
+        self.following_button.setEnabled(row < len(self.lessons) - 1)
+        questions = "".join(f"<li>{html.escape(q)}</li>" for q in lesson.questions)
+        wait_note = (f"<p style='color:#9a6700'>This lesson needs {', '.join(waits)}, which "
+                     "this version of the app does not have yet.</p>" if waits else "")
+        self.footer.setText(
+            wait_note + _paragraph("What to look at", lesson.look)
+            + _paragraph("What you should see", lesson.expect)
+            + (f"<p><b>Questions</b></p><ol>{questions}</ol>" if questions else "")
+            + (f"<p style='color:#555'><small>Sources: {html.escape(lesson.sources)}"
+               "</small></p>" if lesson.sources else ""))
+
+    # --- steps -------------------------------------------------------------------------------
+
+    def next_step(self) -> int | None:
+        """Run the first step not done yet; returns its index (None when all are done)."""
+        if self.lesson is None:
+            return None
+        index = next((i for i in range(len(self.lesson.steps)) if i not in self.done), None)
+        if index is not None:
+            self.run_step(index)
+        return index
+
+    def run_step(self, index: int) -> None:
+        """Set the app up as step `index` says, then point at its control."""
+        step = self.lesson.steps[index]
+        for action, value in step.actions.items():
+            if action == "highlight":
+                continue
+            if action == "checkpoint":
+                self._open_model(str(resource_path(str(value))))
+            elif action == "model":
+                self.controller.set_model_config(self._model_config(dict(value)))
+            else:
+                self.controller.lesson_action.emit(action, value)
+        target = step.actions.get("highlight")
+        if target:
+            QTimer.singleShot(HIGHLIGHT_DELAY_MS, self,
+                              lambda: self.controller.lesson_action.emit("highlight", target))
+        self.done.add(index)
+        self.step_buttons[index].setText("Again ✓" if step.actions else "Done ✓")
+
+    def _open_model(self, path: str) -> None:
+        """Load a sample model (queued after a probe of the step before that may still run)."""
+        open_checkpoint(self.controller, path, self._use_model)
+
+    def _model_config(self, settings: dict) -> Any:
+        """The step's model: its settings over the current model's when the architecture is
+        the same (or not named), over the architecture's defaults otherwise."""
+        current = self.controller.model_config
+        if current is not None and settings.get("arch", current.arch) == current.arch:
+            settings = {**config_to_dict(current), **settings}
+        return config_from_dict(settings)
+
+    def _use_model(self, snapshot: Any) -> None:
+        """A step's sample model becomes the session's: every inspector and the console look
+        at it, even those a student froze on another one."""
+        self.controller.set_snapshot(snapshot)
+        self.controller.lesson_action.emit("snapshot", snapshot)
