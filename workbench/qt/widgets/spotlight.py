@@ -93,10 +93,13 @@ class Spotlight(QObject):
         self.blinks = 0
         self.timer = QTimer(self, interval=BLINK_MS)
         self.timer.timeout.connect(self._blink)
+        self.steady = QTimer(self, singleShot=True, interval=STEADY_MS)
+        self.steady.timeout.connect(self.hide)
 
     def show_on(self, widget: QWidget) -> None:
         self.target = widget
         self.blinks = BLINKS
+        self.steady.stop()
         self._place()
         self.frame.show()
         self.frame.raise_()
@@ -114,18 +117,21 @@ class Spotlight(QObject):
                                shown.height() + 8)
 
     def _blink(self) -> None:
-        if self.target is None or not self.target.isVisible():
+        """Each tick: follow the control (the layout may move it), blink for the first
+        ticks, then stay steady; go as soon as the control is hidden (another tab chosen)."""
+        if self.target is None or not self.target.isVisible() \
+                or self.target.visibleRegion().isEmpty():
             self.hide()
             return
-        self._place()  # the layout may have moved it since
+        self._place()
         self.blinks -= 1
         if self.blinks > 0:
             self.frame.setVisible(not self.frame.isVisible())
-            return
-        self.timer.stop()
-        self.frame.show()
-        QTimer.singleShot(STEADY_MS, self, self.hide)
+        elif self.blinks == 0:
+            self.frame.show()
+            self.steady.start()
 
     def hide(self) -> None:
         self.timer.stop()
+        self.steady.stop()
         self.frame.hide()
