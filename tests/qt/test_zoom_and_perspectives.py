@@ -77,7 +77,7 @@ def test_zoom_in_and_out_step_and_stop_at_the_ends(window):
 
 def test_perspectives_show_the_few_panels_of_a_step_and_keep_changes(qtbot, window, settings):
     names = [p.name for p in window.perspectives.available()]
-    assert names == ["Data", "Embeddings", "Model & training", "Inspect", "Generate",
+    assert names == ["Data", "Embeddings", "Model & training", "Inspect", "Generate", "Lessons",
                      "All panels"]
 
     def visible():
@@ -95,6 +95,10 @@ def test_perspectives_show_the_few_panels_of_a_step_and_keep_changes(qtbot, wind
     assert "worked" not in visible()  # the change was kept
     window.perspectives.reset()  # View ▸ Reset this layout
     assert "worked" in visible()
+    window.perspectives.actions["Lessons"].trigger()  # Ctrl+6: the lesson beside its panels
+    assert "lessons" in visible() and "worked" in visible()
+    lessons, worked = window.docks["lessons"], window.docks["worked"]
+    assert lessons.geometry().right() < worked.geometry().left()  # side by side, not tabbed
     window.perspectives.switch("All panels")
     assert len(visible()) == len(window.docks)
 
