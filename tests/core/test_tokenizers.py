@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.core.config.tokenizer import TokenizerConfig
-from workbench.core.corpus.dataset import split_ids, tokenize_job
+from workbench.core.corpus.dataset import split_ids, stripe_count, tokenize_job
 from workbench.core.corpus.tokenizers import (
     BOS,
     EOS,
@@ -104,14 +104,47 @@ def test_every_tokenizer_survives_a_json_round_trip(bpe):
         tokenizer_from_dict({"kind": "morse"})
 
 
-def test_split_is_contiguous_in_order_and_deterministic():
+def test_one_stripe_is_the_contiguous_split_in_order():
     ids = np.arange(1000, dtype=np.int64)
-    train, val, test = split_ids(ids, 0.1, 0.05)
+    train, val, test = split_ids(ids, 0.1, 0.05, stripes=1)
     assert (len(train), len(val), len(test)) == (850, 100, 50)
     assert np.array_equal(np.concatenate([train, val, test]), ids)
     assert train[-1] + 1 == val[0] and val[-1] + 1 == test[0]
-    again = split_ids(ids, 0.1, 0.05)
+
+
+def test_split_takes_its_held_out_pieces_from_every_stripe_deterministically():
+    ids = np.arange(100_000, dtype=np.int64)
+    train, val, test = split_ids(ids, 0.1, 0.05, stripes=10)  # 10 stripes of 10,000
+    assert (len(train), len(val), len(test)) == (85_000, 10_000, 5_000)
+    assert np.array_equal(np.sort(np.concatenate([train, val, test])), ids)  # each id once
+    # every stripe: 8,500 training ids, then 1,000 validation, then 500 test, in order
+    assert np.array_equal(val[:1000], np.arange(8500, 9500))
+    assert np.array_equal(test[-500:], np.arange(99_500, 100_000))
+    assert np.array_equal(np.unique(val // 10_000), np.arange(10))
+    assert np.all(np.diff(train) > 0) and np.all(np.diff(val) > 0)  # nothing shuffled
+    again = split_ids(ids, 0.1, 0.05, stripes=10)
     assert all(np.array_equal(a, b) for a, b in zip((train, val, test), again, strict=True))
+
+
+def test_short_texts_get_fewer_stripes_of_at_least_the_minimum():
+    assert stripe_count(5_000, 100) == 1 and stripe_count(35_000, 100) == 3
+    assert stripe_count(10_000_000, 100) == 100
+    ids = np.arange(35_000, dtype=np.int64)
+    train, val, test = split_ids(ids, 0.1, 0.0, stripes=100)
+    assert (len(train), len(val), len(test)) == (31_500, 3_500, 0)
+    assert np.array_equal(np.unique((val * 3) // 35_000), np.arange(3))
+
+
+def test_validation_samples_every_document_not_only_the_last():
+    # two "plays" one after the other: the old split held out only the second one
+    first, second = "abc de\n" * 3000, "XYZ UV\n" * 3000
+    corpus = SimpleNamespace(name="two", text=first + second)
+    tokens = list(drive(tokenize_job(corpus, TokenizerConfig()), JobControl()))[-1].result
+    held_out = tokens.tokenizer.decode(tokens.val)
+    assert tokens.stripes() == 4 and len(tokens.val) == round(len(corpus.text) * 0.1)
+    assert "abc" in held_out and "XYZ" in held_out
+    assert "abc" in tokens.tokenizer.decode(tokens.test)
+    assert "XYZ" in tokens.tokenizer.decode(tokens.test)
 
 
 def test_tokenize_job_encodes_the_corpus_and_splits_it():

@@ -1,8 +1,10 @@
 """Tokenizer and split settings (torch-free), shown as a form in the Corpus panel.
 
-The split is contiguous and deterministic: the corpus token ids are cut into three blocks in
-order, train = the first (1 - val - test) share, then validation, then test. Nothing is
-shuffled, so a model never sees text in training that sits inside the validation block.
+The split is interleaved and deterministic: the corpus token ids are cut into up to
+`split_stripes` equal stripes (of at least 10,000 tokens each) and every stripe into train, then
+validation, then test, so the held-out text samples the whole corpus (core/corpus/dataset.py
+says why). Nothing is shuffled, so a model never sees text in training that sits inside a
+validation piece. One stripe is the plain contiguous cut.
 """
 
 from __future__ import annotations
@@ -48,11 +50,18 @@ class TokenizerConfig:
                             "(Jurafsky & Martin, SLP3 ch. 9, sec. 9.3: autoregressive "
                             "generation).", choices=BOUNDARIES)
     val_fraction: float = param(0.1, "Validation share",
-                                "Share of the token ids held out for validation (after train).",
+                                "Share of every stripe held out for validation (after its "
+                                "training piece).",
                                 min=0.0, max=0.5, step=0.01)
     test_fraction: float = param(0.05, "Test share",
-                                 "Share of the token ids held out for testing (the last block).",
+                                 "Share of every stripe held out for testing (its last piece).",
                                  min=0.0, max=0.5, step=0.01)
+    split_stripes: int = param(100, "Split stripes",
+                               "The ids are cut into this many equal stripes (each at least "
+                               "10,000 tokens, so a short text gets fewer) and each stripe into "
+                               "train, validation, test: the held-out text then samples the "
+                               "whole corpus. 1 = one contiguous block each, in order.",
+                               min=1, max=10_000, advanced=True)
 
     def problems(self) -> list[str]:
         """Messages for settings that cannot work together (empty when all is well)."""

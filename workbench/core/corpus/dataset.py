@@ -1,10 +1,18 @@
-"""Token ids of a whole corpus and its contiguous, deterministic train/validation/test split.
+"""Token ids of a whole corpus and its interleaved, deterministic train/validation/test split.
 
-`split_ids(ids, val, test)` cuts the ids in order: train is the first (1 - val - test) share,
-validation the next `val` share, test the last `test` share (each rounded to whole tokens).
-Nothing is shuffled, so the same corpus and settings always give the same three blocks, and
-validation text never sits inside the training block. `train`, `val` and `test` are views of
-`ids` (no copies). Batching into windows is the training code's business.
+`split_steps(ids, val, test, stripes)` cuts the ids into up to `stripes` equal stripes (fewer
+when a stripe would hold under MIN_STRIPE_TOKENS tokens; one for a short text) and splits every
+stripe the same way, in order: its first (1 - val - test) share is training text, the next `val`
+share validation, the last `test` share test. Train, validation and test are the concatenations
+of those pieces. Why: a corpus is rarely uniform (the default one is eight plays, one after the
+other), so a validation block cut from its end measures one play and can read much easier or
+harder than the rest; a slice of every stripe samples the whole corpus, so the validation curve
+rises when the model over-fits the training text. Each piece stays long (a stripe of the
+default corpus is ~10,000 characters, its validation piece ~1,000), so truncated BPTT reads
+long contiguous stretches; the seams between pieces are like the seams between documents.
+Nothing is shuffled: the same corpus and settings always give the same three arrays, and no
+validation text sits inside the training text. The three arrays are copies (the split gathers
+pieces from the whole corpus); batching into windows is the training code's business.
 """
 
 from __future__ import annotations
@@ -25,18 +33,21 @@ from workbench.core.corpus.tokenizers import (
     WordTokenizer,
 )
 from workbench.core.events import Event, JobFinished, Progress
-from workbench.core.jobs import JobSpec, UserFacingError
+from workbench.core.jobs import JobSpec, UserFacingError, run_to_end
 
 MIN_SPLIT_TOKENS = 2  # a block needs an input and a target token to be of any use
+# A stripe this short still gives a validation piece of ~1,000 tokens at the default 10%:
+# many truncated-BPTT windows in a row before a seam.
+MIN_STRIPE_TOKENS = 10_000
 
 
 @dataclass
 class TokenizedCorpus:
     tokenizer: Tokenizer
     ids: np.ndarray  # (N,) int64, the whole corpus
-    train: np.ndarray  # ids[:n_train]
-    val: np.ndarray  # ids[n_train:n_train + n_val]
-    test: np.ndarray  # ids[n_train + n_val:]
+    train: np.ndarray  # the training piece of every stripe, concatenated
+    val: np.ndarray  # the validation pieces
+    test: np.ndarray  # the test pieces
     config: TokenizerConfig = field(default_factory=TokenizerConfig)
     corpus_name: str = ""
     unknown_tokens: int | None = None  # ids equal to UNK; counted when encoding
@@ -49,19 +60,40 @@ class TokenizedCorpus:
     def split_sizes(self) -> dict[str, int]:
         return {"train": len(self.train), "val": len(self.val), "test": len(self.test)}
 
+    def stripes(self) -> int:
+        """How many stripes the split cut the ids into."""
+        return stripe_count(len(self.ids), self.config.split_stripes)
+
     def unknown_count(self) -> int:
         if self.unknown_tokens is None:
             self.unknown_tokens = int(np.count_nonzero(self.ids == UNK))
         return self.unknown_tokens
 
 
-def split_ids(ids: np.ndarray, val_fraction: float, test_fraction: float
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Contiguous blocks in order: train, validation, test (see the module docstring)."""
-    n = len(ids)
+def stripe_count(n_tokens: int, stripes: int) -> int:
+    """How many stripes `n_tokens` are cut into: `stripes`, fewer so that each keeps at least
+    MIN_STRIPE_TOKENS tokens, and at least one."""
+    return max(1, min(stripes, n_tokens // MIN_STRIPE_TOKENS))
+
+
+def split_bounds(n_tokens: int, val_fraction: float, test_fraction: float, stripes: int
+                 ) -> list[tuple[int, int, int, int]]:
+    """(start, val_start, test_start, end) of every stripe. Shares are spread by cumulative
+    rounding, so the totals are exactly round(n * share) whatever the number of stripes."""
+    k = stripe_count(n_tokens, stripes)
+    n_val, n_test = int(round(n_tokens * val_fraction)), int(round(n_tokens * test_fraction))
+    bounds = []
+    for i in range(k):
+        start, end = i * n_tokens // k, (i + 1) * n_tokens // k
+        val = (i + 1) * n_val // k - i * n_val // k
+        test = (i + 1) * n_test // k - i * n_test // k
+        bounds.append((start, end - val - test, end - test, end))
+    return bounds
+
+
+def _check_sizes(n: int, val_fraction: float, test_fraction: float) -> None:
     n_val = int(round(n * val_fraction))
-    n_test = int(round(n * test_fraction))
-    n_train = n - n_val - n_test
+    n_train = n - n_val - int(round(n * test_fraction))
     too_small = n_train < MIN_SPLIT_TOKENS or (0 < n_val < MIN_SPLIT_TOKENS) or (
         val_fraction > 0 and n_val == 0)
     if too_small:
@@ -70,7 +102,34 @@ def split_ids(ids: np.ndarray, val_fraction: float, test_fraction: float
             f"({1 - val_fraction - test_fraction:.0%}) and validation ({val_fraction:.0%}) "
             "blocks of at least 2 tokens. Load a longer text or lower the validation share."
         )
-    return ids[:n_train], ids[n_train:n_train + n_val], ids[n_train + n_val:]
+
+
+def split_steps(ids: np.ndarray, val_fraction: float, test_fraction: float, stripes: int = 1
+                ) -> Generator[Event, None, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Train, validation and test ids (see the module docstring), copied stripe by stripe with
+    a Progress between copies: one gather of 100M ids would hold the interpreter for a second."""
+    _check_sizes(len(ids), val_fraction, test_fraction)
+    bounds = split_bounds(len(ids), val_fraction, test_fraction, stripes)
+    sizes = [sum(b[1] - b[0] for b in bounds), sum(b[2] - b[1] for b in bounds),
+             sum(b[3] - b[2] for b in bounds)]
+    if len(bounds) == 1:  # one stripe: the three blocks are plain slices, no copy needed
+        start, val, test, end = bounds[0]
+        return ids[start:val], ids[val:test], ids[test:end]
+    parts = [np.empty(size, dtype=ids.dtype) for size in sizes]
+    filled, pacer = [0, 0, 0], Pacer()
+    for number, (start, val, test, end) in enumerate(bounds):
+        for which, (a, b) in enumerate(((start, val), (val, test), (test, end))):
+            parts[which][filled[which]:filled[which] + b - a] = ids[a:b]
+            filled[which] += b - a
+        if pacer.due():
+            yield Progress(number + 1, len(bounds), "Splitting into train, validation, test")
+    return parts[0], parts[1], parts[2]
+
+
+def split_ids(ids: np.ndarray, val_fraction: float, test_fraction: float, stripes: int = 1
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`split_steps` as a plain call (scripts and tests); stripes=1 is the old contiguous cut."""
+    return run_to_end(split_steps(ids, val_fraction, test_fraction, stripes))
 
 
 def train_tokenizer(text: str, config: TokenizerConfig) -> Tokenizer:
@@ -131,7 +190,8 @@ def tokenize_job(corpus, config: TokenizerConfig, tokenizer: Tokenizer | None = 
             if pacer.due():
                 yield Progress(done, total, "Encoding")
         ids = yield from _join(parts)
-        train, val, test = split_ids(ids, config.val_fraction, config.test_fraction)
+        train, val, test = yield from split_steps(ids, config.val_fraction,
+                                                  config.test_fraction, config.split_stripes)
         result = TokenizedCorpus(trained, ids, train, val, test, config,
                                  corpus_name=getattr(corpus, "name", ""),
                                  unknown_tokens=int(counts[UNK]), token_counts=counts)

@@ -94,11 +94,19 @@ class TokenizerView(QWidget):
         problems = config.problems()
         train = 1 - config.val_fraction - config.test_fraction
         self.split_note.setText(
-            "Split: contiguous blocks of the token ids, in order, nothing shuffled: "
-            f"train = the first {train:.0%}, then validation {config.val_fraction:.0%}, "
-            f"then test {config.test_fraction:.0%}."
+            self._split_text(config, train)
             + (f"<br><b style='color:#b00'>{' '.join(problems)}</b>" if problems else ""))
         self.button.setEnabled(not problems)
+
+    @staticmethod
+    def _split_text(config, train: float) -> str:
+        shares = (f"train = the first {train:.0%}, then validation {config.val_fraction:.0%}, "
+                  f"then test {config.test_fraction:.0%}")
+        if config.split_stripes == 1:
+            return f"Split: contiguous blocks of the token ids, in order: {shares}."
+        return (f"Split: the token ids are cut into up to {config.split_stripes} equal stripes "
+                "(at least 10,000 tokens each), nothing shuffled; in every stripe "
+                f"{shares}. So validation samples the whole corpus.")
 
     def show_tokens(self, tokens, text_head: str = "") -> None:
         """Describe a TokenizedCorpus: vocabulary, sizes, split, and a tokenized sample."""
@@ -116,7 +124,8 @@ class TokenizerView(QWidget):
             f"(4 special: &lt;pad&gt; &lt;unk&gt; &lt;bos&gt; &lt;eos&gt;), "
             f"<b>{len(tokens.ids):,}</b> tokens<br>train {sizes['train']:,} "
             f"({sizes['train'] / n:.1%}) · validation {sizes['val']:,} "
-            f"({sizes['val'] / n:.1%}) · test {sizes['test']:,} ({sizes['test'] / n:.1%})"
+            f"({sizes['val'] / n:.1%}) · test {sizes['test']:,} ({sizes['test'] / n:.1%}), "
+            f"from {tokens.stripes()} stripe{'s' if tokens.stripes() != 1 else ''}"
             f"<br>unknown tokens: {unknown:,} ({unknown / n:.2%})")
         head = text_head[:SAMPLE_CHARS]
         if head:
