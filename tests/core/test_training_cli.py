@@ -121,3 +121,19 @@ def test_cli_threads_flag_sets_torch_threads_and_zero_means_every_core(tmp_path,
     assert torch.get_num_threads() == 3
     assert main([str(recipe), "--threads", "-1"]) == 2
     assert "--threads must be 0" in capsys.readouterr().err
+
+
+def test_a_run_recorded_before_split_stripes_resumes_on_its_contiguous_split(tmp_path):
+    from workbench.core.config.tokenizer import TokenizerConfig
+    from workbench.core.training.recipe import load_recipe, recipe_to_toml
+    from workbench.core.training.recipe_run import split_it_was_trained_on
+
+    recipe = load_recipe(write_tiny_recipe(tmp_path))
+    recipe.tokenizer = TokenizerConfig(kind="char", split_stripes=40)
+    today = tmp_path / "today.toml"
+    today.write_text(recipe_to_toml(recipe), encoding="utf-8")  # what a run folder keeps
+    assert split_it_was_trained_on(today, recipe.tokenizer).split_stripes == 40
+    before = tmp_path / "before.toml"  # a run folder's recipe from before stripes existed
+    before.write_text(today.read_text().replace("split_stripes = 40\n", ""), encoding="utf-8")
+    assert load_recipe(before).tokenizer.split_stripes == 100  # a new recipe gets the default
+    assert split_it_was_trained_on(before, load_recipe(before).tokenizer).split_stripes == 1

@@ -9,6 +9,7 @@ so its token ids are exactly those it was trained on.
 from __future__ import annotations
 
 import dataclasses
+import tomllib
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
@@ -52,6 +53,7 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
         raise UserFacingError(f"{run_dir} has no recipe.toml, so it cannot be resumed. Only "
                               "runs started by this app or its CLI can.")
     recipe = load_recipe(recipe_path)
+    recipe.tokenizer = split_it_was_trained_on(recipe_path, recipe.tokenizer)
     saved = load_checkpoint(run_dir / "checkpoints" / "latest.json")
     if not max_steps and extend_to and saved.step >= recipe.training.max_steps:
         max_steps = extend_to
@@ -72,6 +74,19 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
                            run_name=run_name(recipe), resume=True, hooks=hooks, gui=gui,
                            task=recipe.task, distributed=distributed)
     yield from train_steps(request, control)
+
+
+def split_it_was_trained_on(recipe_path: Path, tokenizer):
+    """The tokenizer settings a run was trained with. A run recorded before the split had
+    stripes (its recipe has no `split_stripes`) trained on the contiguous split; resuming it
+    on today's default would train on text it validated on, so it keeps one stripe."""
+    try:
+        table = tomllib.loads(recipe_path.read_text(encoding="utf-8")).get("tokenizer", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return tokenizer  # load_recipe read it a moment ago; nothing to correct
+    if "split_stripes" in table:
+        return tokenizer
+    return dataclasses.replace(tokenizer, split_stripes=1)
 
 
 def same_global_batch(meta: dict, world_size: int) -> tuple[int, str]:
