@@ -122,3 +122,20 @@ def test_a_recipe_keeps_the_cleaning_and_reads_it_back(tmp_path):
     assert parse_recipe(text).cleaning == recipe.cleaning
     plain = recipe_to_toml(Recipe("r", str(tmp_path / "c.txt"), LstmConfig()))
     assert "cleaning" not in plain and parse_recipe(plain).cleaning == CleaningConfig()
+
+
+def test_a_long_text_is_cleaned_in_pieces_with_the_same_result(monkeypatch):
+    from workbench.core.corpus import cleaning
+
+    text = "".join(f"line {i}: _so_ it ~is~,\x07 ok_x_y\n" if i % 3 else f"plain {i}\n"
+                   for i in range(400))
+    config = CleaningConfig(markup=True, control=True)
+    whole_report = cleaning.CleaningReport()
+    whole = cleaning.clean_document("a.txt", text, config, whole_report)
+    monkeypatch.setattr(cleaning, "CHUNK", 50)  # many pieces, cut after line ends
+    pieces_report = cleaning.CleaningReport()
+    assert cleaning.clean_document("a.txt", text, config, pieces_report) == whole
+    assert "_so_" not in whole and "\x07" not in whole and "ok_x_y" in whole
+    assert pieces_report.counts == whole_report.counts
+    assert [(r.line, r.text) for r in pieces_report.examples] == \
+        [(r.line, r.text) for r in whole_report.examples]

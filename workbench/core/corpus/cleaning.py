@@ -36,6 +36,7 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
 KINDS = {"gutenberg": "Project Gutenberg header and footer",
          "markup": "_italic_ and ~bold~ marks", "control": "control characters",
          "exclude": "matches of the exclude pattern"}
+CHUNK = 1 << 18  # characters per regex call (see _line_chunks)
 EXAMPLES = 200  # removals kept with their text, per report (the counts cover all)
 
 
@@ -123,15 +124,36 @@ def clean_document(name: str, text: str, config: CleaningConfig,
         text = _remove(text, _exclude_pattern(config.exclude), "exclude", name, base_line,
                        report, whole_lines=True)
     if config.markup:
-        def unmark(match: re.Match) -> str:
-            inner = match.group(1) if match.group(1) is not None else match.group(2)
-            report.add(Removal("markup", name, base_line + _line(text, match.start()),
-                               _shown(match.group(0)), 2))
-            return inner
-        text = MARKUP.sub(unmark, text)
+        text = "".join(_unmark(piece, name, base_line + lines, report)
+                       for piece, lines in _line_chunks(text))
     if config.control:
-        text = _remove(text, CONTROL, "control", name, base_line, report)
+        text = "".join(_remove(piece, CONTROL, "control", name, base_line + lines, report)
+                       for piece, lines in _line_chunks(text))
     return text
+
+
+def _line_chunks(text: str):
+    """(piece, line ends before it): the text cut after a line end every ~CHUNK characters.
+    One regex call holds the interpreter, and so the window, until it ends (a second and more
+    over 20 MB); between pieces the GUI thread gets its turn. The markup and control patterns
+    never reach across a line end, so the pieces find the same matches as the whole text."""
+    start, lines = 0, 0
+    while start < len(text):
+        end = text.find("\n", start + CHUNK)
+        end = len(text) if end < 0 else end + 1
+        piece = text[start:end]
+        yield piece, lines
+        lines += piece.count("\n")
+        start = end
+
+
+def _unmark(text: str, name: str, base_line: int, report: CleaningReport) -> str:
+    def unmark(match: re.Match) -> str:
+        inner = match.group(1) if match.group(1) is not None else match.group(2)
+        report.add(Removal("markup", name, base_line + _line(text, match.start()),
+                           _shown(match.group(0)), 2))
+        return inner
+    return MARKUP.sub(unmark, text)
 
 
 def _exclude_pattern(pattern: str) -> re.Pattern:
