@@ -7,8 +7,8 @@ penalty are not in the seeds (D5); they follow Holtzman et al. 2020 and Wu et al
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -115,12 +115,41 @@ StepFn = Callable[[Any, int], tuple[np.ndarray, Any]]  # (state, token) -> (logi
 
 @dataclass
 class Beam:
-    tokens: list[int]
+    """One continuation. It keeps its parent and its last token instead of a copy of every
+    token so far, so extending a beam costs the same at token 5,000 as at token 5."""
+
+    token: int | None  # the last token (None for the empty beam the search starts from)
     log_prob: float
     state: Any
     logits: np.ndarray  # next-token logits after `tokens`
     finished: bool = False
-    steps: list[np.ndarray] = field(default_factory=list)  # the logits each token came from
+    parent: Beam | None = None
+    came_from: np.ndarray | None = None  # the logits `token` was chosen from
+    length: int = 0
+
+    def _chain(self) -> list[Beam]:
+        chain, beam = [], self
+        while beam is not None and beam.token is not None:
+            chain.append(beam)
+            beam = beam.parent
+        return chain[::-1]
+
+    @property
+    def tokens(self) -> list[int]:
+        return [beam.token for beam in self._chain()]
+
+    @property
+    def steps(self) -> list[np.ndarray]:
+        """The logits each token came from."""
+        return [beam.came_from for beam in self._chain()]
+
+    def last_tokens(self, n: int) -> list[int]:
+        """The last `n` tokens (fewer when the beam is shorter), in order."""
+        out, beam = [], self
+        while beam is not None and beam.token is not None and len(out) < n:
+            out.append(beam.token)
+            beam = beam.parent
+        return out[::-1]
 
 
 def length_normalised(log_prob: float, length: int, alpha: float) -> float:
@@ -131,7 +160,7 @@ def length_normalised(log_prob: float, length: int, alpha: float) -> float:
 def beam_search(first_logits: np.ndarray, first_state: Any, step: StepFn, width: int,
                 max_tokens: int, length_penalty: float = 1.0,
                 eos_id: int | None = None,
-                should_stop: Callable[[Sequence[int]], bool] | None = None) -> list[Beam]:
+                should_stop: Callable[[Beam], bool] | None = None) -> list[Beam]:
     """`beam_search_steps` run to the end: the beams, best first."""
     steps = beam_search_steps(first_logits, first_state, step, width, max_tokens,
                               length_penalty, eos_id, should_stop)
@@ -139,25 +168,25 @@ def beam_search(first_logits: np.ndarray, first_state: Any, step: StepFn, width:
 
 
 def _ranked(beams: list[Beam], length_penalty: float) -> list[Beam]:
-    return sorted(beams, key=lambda b: -length_normalised(b.log_prob, len(b.tokens),
+    return sorted(beams, key=lambda b: -length_normalised(b.log_prob, b.length,
                                                            length_penalty))
 
 
 def beam_search_steps(first_logits: np.ndarray, first_state: Any, step: StepFn, width: int,
                       max_tokens: int, length_penalty: float = 1.0,
                       eos_id: int | None = None,
-                      should_stop: Callable[[Sequence[int]], bool] | None = None
+                      should_stop: Callable[[Beam], bool] | None = None
                       ) -> Generator[Beam, None, list[Beam]]:
     """Keep the `width` best continuations by length-normalised log probability.
 
     `step(state, token)` feeds one token and returns the next logits and state. A beam ends
-    when it emits `eos_id`, when `should_stop(tokens)` says so, or at `max_tokens`. Yields the
+    when it emits `eos_id`, when `should_stop(beam)` says so, or at `max_tokens`. Yields the
     best beam after each token (so a job can report, and be stopped, between them); returns the
     beams best first.
     """
     if width < 1:
         raise ValueError(f"Beam width must be at least 1 (got {width}).")
-    beams = [Beam([], 0.0, first_state, np.asarray(first_logits))]
+    beams = [Beam(None, 0.0, first_state, np.asarray(first_logits))]
     for _ in range(max_tokens):
         candidates: list[tuple[float, Beam, int, float]] = []
         for beam in beams:
@@ -169,21 +198,20 @@ def beam_search_steps(first_logits: np.ndarray, first_state: Any, step: StepFn, 
             for token in best:
                 candidates.append((beam.log_prob + float(logp[token]), beam, int(token), 0.0))
         candidates.sort(key=lambda c: -length_normalised(
-            c[0], len(c[1].tokens) + (c[2] >= 0), length_penalty))
+            c[0], c[1].length + (c[2] >= 0), length_penalty))
         next_beams: list[Beam] = []
         for log_prob, parent, token, _ in candidates[:width]:
             if token < 0:
                 next_beams.append(parent)
                 continue
-            tokens = parent.tokens + [token]
-            done = (eos_id is not None and token == eos_id) or (
-                should_stop is not None and should_stop(tokens))
-            if done:
-                logits, state = parent.logits, parent.state
-            else:
-                logits, state = step(parent.state, token)
-            next_beams.append(Beam(tokens, log_prob, state, np.asarray(logits), done,
-                                   parent.steps + [parent.logits]))
+            beam = Beam(token, log_prob, parent.state, parent.logits, False, parent,
+                        parent.logits, parent.length + 1)
+            beam.finished = (eos_id is not None and token == eos_id) or (
+                should_stop is not None and should_stop(beam))
+            if not beam.finished:
+                logits, beam.state = step(parent.state, token)
+                beam.logits = np.asarray(logits)
+            next_beams.append(beam)
         beams = next_beams
         if all(b.finished for b in beams):
             break

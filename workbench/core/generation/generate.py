@@ -17,6 +17,7 @@ import numpy as np
 
 from workbench.core.config.generation import GenerationConfig
 from workbench.core.corpus.text_chunks import Pacer
+from workbench.core.corpus.text_stream import text_stream
 from workbench.core.events import Event, JobFinished, Progress, TokenGenerated
 from workbench.core.generation import decoding
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
@@ -85,14 +86,6 @@ def _stats(index: int, token: int, logits: np.ndarray, temperature: float, token
                           rank=decoding.rank_of(probs, token), alternatives=alternatives)
 
 
-def _piece(tokenizer, ids: list[int], previous_text: str) -> tuple[str, str]:
-    """The text the last id adds (decode the whole continuation: BPE merges bytes)."""
-    text = tokenizer.decode(ids)
-    if text.startswith(previous_text):
-        return text[len(previous_text):], text
-    return tokenizer.token(ids[-1]), text
-
-
 def prompt_ids(tokenizer, prompt: str) -> list[int]:
     """The prompt's ids; <bos> first for a model trained with text boundaries, and <bos>
     alone for an empty prompt."""
@@ -120,15 +113,31 @@ def generation_job(model: Any, tokenizer: Any, prompt: str, config: GenerationCo
     return JobSpec(f"Generate ({config.strategy})", job)
 
 
-def _stop_text(config: GenerationConfig, text: str) -> int:
-    """Where the stop sequence starts in `text`, or -1."""
-    return text.find(config.stop_sequence) if config.stop_sequence else -1
+class StopWatch:
+    """Finds the stop sequence as the text grows, looking only at the text the last piece
+    could complete it in (the piece and the len(stop) - 1 characters before it), so the cost
+    per token does not grow with the text. `cut` is where the first occurrence starts."""
+
+    def __init__(self, stop: str) -> None:
+        self.stop, self.recent, self.length, self.cut = stop, "", 0, -1
+
+    def add(self, piece: str) -> bool:
+        if not self.stop or self.cut >= 0:
+            return self.cut >= 0
+        window = self.recent + piece
+        found = window.find(self.stop)
+        self.length += len(piece)
+        if found >= 0:
+            self.cut = self.length - len(window) + found
+        self.recent = window[-(len(self.stop) - 1):] if len(self.stop) > 1 else ""
+        return self.cut >= 0
 
 
 def _sample(steps, logits, state, tokenizer, prompt, config, control):
     rng = np.random.default_rng(config.seed)
     generated: list[int] = []
-    text = ""
+    pieces: list[str] = []
+    stream, stop = text_stream(tokenizer), StopWatch(config.stop_sequence)
     stopped_by = "length"
     for index in range(config.max_tokens):
         control.check()
@@ -139,22 +148,33 @@ def _sample(steps, logits, state, tokenizer, prompt, config, control):
         generated.append(token)
         if token == EOS:
             stopped_by = "end token"
-            yield _stats(index, token, logits, config.temperature, tokenizer, "")
+            piece = stream.end()  # bytes of an unfinished character, as decode shows them
+            pieces.append(piece)
+            yield _stats(index, token, logits, config.temperature, tokenizer, piece)
             break
-        piece, text = _piece(tokenizer, generated, text)
+        piece = stream.add(token)
+        if index + 1 == config.max_tokens:
+            piece += stream.end()
+        pieces.append(piece)
         yield _stats(index, token, logits, config.temperature, tokenizer, piece)
-        cut = _stop_text(config, text)
-        if cut >= 0:
-            text, stopped_by = text[:cut], "stop sequence"
+        if stop.add(piece):
+            stopped_by = "stop sequence"
             break
         if index + 1 < config.max_tokens:  # no model call for a token nobody will draw
             logits, state = steps.step(state, token)
+    text = "".join(pieces)
+    if stop.cut >= 0:
+        text = text[:stop.cut]
     return GenerationResult(prompt, text, tuple(generated), config, stopped_by)
 
 
 def _beam(steps, logits, state, tokenizer, prompt, config, control):
-    def should_stop(tokens) -> bool:
-        return _stop_text(config, tokenizer.decode(tokens)) >= 0
+    # a beam stops when its last tokens show the stop sequence: a few tokens per character
+    # of it are enough (a token may add no character of its own: a byte of a longer one)
+    tail = 4 * len(config.stop_sequence) + 4
+
+    def should_stop(beam) -> bool:
+        return config.stop_sequence in tokenizer.decode(beam.last_tokens(tail))
 
     search = decoding.beam_search_steps(logits, state, steps.step, config.beam_width,
                                         config.max_tokens, config.length_penalty, eos_id=EOS,
@@ -170,16 +190,21 @@ def _beam(steps, logits, state, tokenizer, prompt, config, control):
             break
         control.check()
         if pacer.due():
-            so_far = tokenizer.decode([t for t in leader.tokens if t != EOS])
-            yield Progress(len(leader.tokens), config.max_tokens,
-                           f"Beam search: {len(leader.tokens)} of {config.max_tokens} tokens; "
+            so_far = tokenizer.decode(leader.last_tokens(60))
+            yield Progress(leader.length, config.max_tokens,
+                           f"Beam search: {leader.length} of {config.max_tokens} tokens; "
                            f"best so far …{so_far[-60:]!r}")
-    text = ""
-    for index, (token, step_logits) in enumerate(zip(best.tokens, best.steps, strict=True)):
-        piece, text = ("", text) if token == EOS else _piece(tokenizer, best.tokens[:index + 1],
-                                                             text)
+    pieces: list[str] = []
+    stream, stop = text_stream(tokenizer), StopWatch(config.stop_sequence)
+    tokens = best.tokens
+    for index, (token, step_logits) in enumerate(zip(tokens, best.steps, strict=True)):
+        piece = stream.end() if token == EOS else stream.add(token)
+        if index + 1 == len(tokens) and token != EOS:
+            piece += stream.end()
+        pieces.append(piece)
+        stop.add(piece)
         yield _stats(index, token, step_logits, 1.0, tokenizer, piece)
-    cut = _stop_text(config, text)
-    if cut >= 0:
-        text = text[:cut]
-    return GenerationResult(prompt, text, tuple(best.tokens), config, "beam")
+    text = "".join(pieces)
+    if stop.cut >= 0:
+        text = text[:stop.cut]
+    return GenerationResult(prompt, text, tuple(tokens), config, "beam")
