@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from workbench.core.corpus.tokenizers import EOS, tokenizer_from_dict
+from workbench.core.corpus.tokenizers import EOS, UNK, tokenizer_from_dict
 from workbench.core.events import Event, JobFinished
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
 from workbench.core.snapshot import Snapshot
@@ -22,6 +22,7 @@ from workbench.core.snapshot import Snapshot
 ARROW = re.compile(r"\s*(?:→|=>|->|\t)\s*")
 MAX_PROBE = 200  # tokens on either side
 TOP_K = 5
+PROBE_CANDIDATES = 20  # generated pairs looked at for a probe the model can read
 DEFAULT_PROBES = {  # for the built-in generated tasks: an input and its right output
     "dates": "Thursday, March 3rd 2011 → 2011-03-03",
     "reverse": "attention → noitnetta",
@@ -32,8 +33,33 @@ DEFAULT_PROBES = {  # for the built-in generated tasks: an input and its right o
 
 
 def default_probe(snapshot: Snapshot | None) -> str:
-    data = (snapshot.task or {}).get("data", "") if snapshot is not None else ""
-    return DEFAULT_PROBES.get(str(data), "")
+    """The task's example pair when the model's vocabularies can read and write it, else the
+    longest of the first pairs its own generated data holds: a date model trained on numeric
+    formats only read "Thursday, March 3rd 2011" as a row of <unk>."""
+    task = (snapshot.task or {}) if snapshot is not None else {}
+    data = str(task.get("data", ""))
+    probe = DEFAULT_PROBES.get(data, "")
+    if not probe or not isinstance(snapshot.tokenizer, dict) or "source" not in snapshot.tokenizer:
+        return probe
+    try:
+        source_tok, target_tok = (tokenizer_from_dict(snapshot.tokenizer["source"]),
+                                  tokenizer_from_dict(snapshot.tokenizer["target"]))
+    except (KeyError, TypeError, ValueError):
+        return probe
+
+    def readable(source: str, target: str) -> bool:
+        return UNK not in source_tok.encode(source) and UNK not in target_tok.encode(target)
+
+    if readable(*split_probe(probe)):
+        return probe
+    from workbench.core.data.generated import generate
+
+    pairs = [pair for pair in generate(data, PROBE_CANDIDATES, int(task.get("length", 3)),
+                                       int(task.get("data_seed", 0))) if readable(*pair)]
+    if not pairs:
+        return probe
+    source, target = max(pairs, key=lambda pair: len(pair[0]))
+    return f"{source} → {target}"
 
 
 def split_probe(text: str) -> tuple[str, str | None]:
