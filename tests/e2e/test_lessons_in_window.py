@@ -13,7 +13,8 @@ from workbench.qt.widgets import probe_bar
 from workbench.qt.widgets.spotlight import find_control
 
 TOPICS = ("embedding", "word2vec", "elman", "vanishing", "lstm", "gru", "perplexity",
-          "self-attention", "causal", "positional", "multi-head")
+          "self-attention", "causal", "positional", "multi-head",
+          "encoder-decoder", "classification", "tagging")
 
 
 def test_the_lessons_parse_and_cover_the_course():
@@ -61,7 +62,7 @@ def test_every_lesson_walks_in_the_real_window(qtbot, settings, monkeypatch):
             assert widget.isVisible(), f"{lesson.key}, step {index + 1}: '{control}' hidden"
             assert window.spotlight.target is widget
         assert len(panel.done) == len(lesson.steps)
-    # what the steps set up is really there: the last lesson's recipe, tokenizer, prompt
-    assert window.panels["training"].recipe.name == "boundaries"
+    # what the steps set up is really there: the last lesson's recipe, lesson 12's prompt
+    assert window.panels["training"].recipe.name == "upos-small"
     assert window.panels["generate"].prompt.toPlainText() == ""
     controller.shutdown()
