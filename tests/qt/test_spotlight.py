@@ -40,14 +40,14 @@ def test_a_control_on_another_tab_in_a_collapsed_box_is_found_and_shown(qtbot):
 
 def test_the_frame_blinks_stays_then_goes_and_leaves_a_hidden_control(qtbot, monkeypatch):
     monkeypatch.setattr(spotlight, "BLINK_MS", 10)
-    monkeypatch.setattr(spotlight, "STEADY_MS", 200)
+    monkeypatch.setattr(spotlight, "STEADY_MS", 1500)  # wide enough to be seen under load
     window, panel = make_window(qtbot)
     light = Spotlight(window)
     light.show_on(panel.first)
-    qtbot.waitUntil(lambda: light.blinks == 0 and light.frame.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: light.blinks == 0 and light.frame.isVisible(), timeout=10000)
     corner = panel.first.mapTo(window, panel.first.rect().topLeft())
     assert light.frame.geometry().topLeft().x() == corner.x() - 4
-    qtbot.waitUntil(lambda: not light.frame.isVisible(), timeout=3000)  # the steady time ends
+    qtbot.waitUntil(lambda: not light.frame.isVisible(), timeout=10000)  # the steady time ends
     light.show_on(panel.first)
     panel.tabs.setCurrentIndex(1)  # the student looks elsewhere: the frame goes at once
     qtbot.waitUntil(lambda: not light.frame.isVisible() and not light.timer.isActive(),
