@@ -117,3 +117,27 @@ def test_a_panel_joins_a_perspective_by_declaring_it(qtbot, settings):
     assert window.docks["lessons-test"].isVisible()
     window.perspectives.switch("Data")
     assert not window.docks["lessons-test"].isVisible()
+
+
+def test_switching_leaves_no_stray_tab_bars(qtbot, window):
+    """Going back and forth between perspectives that tab different panels, at two sizes,
+    leaves no strip of tabs for panels that are not shown (seen under Xvfb before the fix)."""
+    from PySide6.QtWidgets import QTabBar
+
+    titles = {dock.windowTitle(): dock for dock in window.docks.values()}
+    stray = []
+    for _ in range(2):
+        for size in ((1366, 768), (1920, 1080)):
+            window.resize(*size)
+            for perspective in window.perspectives.available():
+                window.perspectives.switch(perspective.name)
+                for _ in range(20):  # as a screenshot script turns the loop (no timers)
+                    QApplication.processEvents()
+                for bar in window.findChildren(QTabBar):
+                    # Qt parks spare bars outside the window: only those on it count
+                    on_screen = window.rect().intersects(bar.geometry())
+                    if bar.parent() is window and bar.isVisible() and on_screen:
+                        names = [bar.tabText(i) for i in range(bar.count())]
+                        if sum(not titles[n].isHidden() for n in names if n in titles) < 2:
+                            stray.append((perspective.name, size, names))
+    assert stray == []

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QByteArray, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QMainWindow
+from PySide6.QtWidgets import QMainWindow, QTabBar
 
 from workbench.qt.panel import AREAS
 
@@ -38,6 +38,7 @@ class Perspective:
     main_share: float = 0.5  # of the width, when side panels sit beside the main ones
     bottom_share: float = 0.5  # of the height
     wide_from: int = 1500  # narrower windows tab the side panels with the main ones
+    raised: str = ""  # the panel in front when they are tabbed (default: the first)
 
 
 PERSPECTIVES: list[Perspective] = [
@@ -47,7 +48,7 @@ PERSPECTIVES: list[Perspective] = [
                 tip="Train word vectors, ask for neighbours and analogies, draw maps"),
     Perspective("Model & training", "Ctrl+3", ("architecture",), side=("training",),
                 tip="Choose an architecture and train it; watch the curves", main_share=0.36,
-                wide_from=1800),
+                wide_from=1800, raised="training"),
     Perspective("Inspect", "Ctrl+4", ("gates", "attention", "gradients"),
                 side=("nexttoken", "worked"),
                 tip="Look inside the model: gates, attention, gradients, next-token guesses"),
@@ -103,28 +104,59 @@ class PerspectiveSwitcher(QObject):
         if perspective is None:
             return False
         self.save()
-        saved = self.settings.value(f"perspective/{name}")
+        self._detach_all()
+        saved = self.settings.value(self._key(perspective))
         if not (isinstance(saved, QByteArray) and self.window.restoreState(saved)):
             self.arrange(perspective)
         self.current = name
         self.settings.setValue("perspective/current", name)
         self.actions[name].setChecked(True)
+        self._hide_stale_tab_bars()
+        QTimer.singleShot(0, self, self._hide_stale_tab_bars)  # after the layout's own pass
         return True
+
+    def _hide_stale_tab_bars(self) -> None:
+        """Hide the tab bars of tab groups with fewer than two docks shown: a real group has
+        two or more. Qt's main window keeps such a bar on screen after its docks left (a strip
+        of tabs where no panel is), seen under Xvfb after switching between perspectives that
+        tab different panels."""
+        titles = {dock.windowTitle(): dock for dock in self.window.docks.values()}
+        for bar in self.window.findChildren(QTabBar):
+            if bar.parent() is not self.window or not bar.isVisible():
+                continue
+            names = [bar.tabText(i) for i in range(bar.count())]
+            shown = [n for n in names if n in titles and not titles[n].isHidden()]
+            if names and len(shown) < 2:
+                bar.hide()
+
+    def _key(self, perspective: Perspective) -> str:
+        """Where a perspective's layout is kept: one for narrow windows (side panels tabbed)
+        and one for wide ones, so a layout made on a laptop is not forced on a large screen."""
+        wide = self.window.width() >= perspective.wide_from
+        return f"perspective/{perspective.name}/{'wide' if wide else 'narrow'}"
 
     def save(self) -> None:
         """Keep the current perspective's layout as the user left it."""
-        if self.current:
-            self.settings.setValue(f"perspective/{self.current}", self.window.saveState())
+        perspective = self.named(self.current)
+        if perspective is not None:
+            self.settings.setValue(self._key(perspective), self.window.saveState())
 
     def reset(self) -> None:
         """The current perspective's default layout (View ▸ Reset layout)."""
         perspective = self.named(self.current)
         if perspective is not None:
-            self.settings.remove(f"perspective/{self.current}")
+            self.settings.remove(self._key(perspective))
             self.arrange(perspective)
+
+    def _detach_all(self) -> None:
+        """Take every dock out of the layout first: a dock left hidden inside a tab group
+        keeps that group's tab bar on screen (an empty strip of tabs where nothing is)."""
+        for dock in self.window.docks.values():
+            self.window.removeDockWidget(dock)
 
     def arrange(self, perspective: Perspective) -> None:
         window, docks = self.window, self.window.docks
+        self._detach_all()
         if perspective.name == ALL:
             groups = {}
             for name, panel in window.panels.items():
@@ -139,14 +171,16 @@ class PerspectiveSwitcher(QObject):
             groups = {"left": main, "right": side, "bottom": bottom}
         shown = {n for names in groups.values() for n in names}
         for name, dock in docks.items():
-            if name not in shown:
+            if name not in shown:  # in the layout, so a saved layout knows it is hidden,
+                window.addDockWidget(AREAS[window.panels[name].area], dock)
+                dock.setFloating(False)  # but in no tab group, so no tab bar stays behind
                 dock.hide()
         firsts: dict[str, object] = {}
         for area, names in groups.items():
             for name in names:
                 dock = docks[name]
-                dock.setFloating(False)
                 window.addDockWidget(AREAS[area], dock)
+                dock.setFloating(False)  # once it is in the layout again (a floated dock)
                 dock.show()
                 if area in firsts:
                     window.tabifyDockWidget(firsts[area], dock)
@@ -154,6 +188,8 @@ class PerspectiveSwitcher(QObject):
                     firsts[area] = dock
         for dock in firsts.values():
             dock.raise_()
+        if perspective.raised in shown:
+            docks[perspective.raised].raise_()
         QTimer.singleShot(0, self, lambda: self._size(perspective, firsts))
 
     def _size(self, perspective: Perspective, firsts: dict) -> None:
