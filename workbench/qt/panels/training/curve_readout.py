@@ -45,6 +45,8 @@ class CurveReadout(QObject):
         self.text = ""  # what the label shows (for tests)
 
     def attach(self, plots: dict[str, pg.PlotItem]) -> None:
+        if self.label is not None and self.label.scene() is not None:
+            self.label.scene().removeItem(self.label)  # the plots were made anew
         self.lines = {}
         for key, plot in plots.items():
             line = pg.InfiniteLine(angle=90, movable=False,
@@ -52,11 +54,13 @@ class CurveReadout(QObject):
             line.setVisible(False)
             plot.addItem(line, ignoreBounds=True)
             self.lines[key] = line
-        self.label = pg.TextItem(anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 225),
+        # in the scene, not in a plot: a plot would cut off a box wider than itself
+        self.label = pg.TextItem(anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 235),
                                  border=pg.mkPen("#bbbbbb"))
         self.label.setZValue(50)
         self.label.setVisible(False)
         scene = self.view.graphics.scene()
+        scene.addItem(self.label)
         self._proxy = pg.SignalProxy(scene.sigMouseMoved, rateLimit=30, slot=self._moved)
 
     def _moved(self, args) -> None:
@@ -97,14 +101,19 @@ class CurveReadout(QObject):
         self.text = "\n".join([head] + [plain for plain, _ in rows])
         body = "<br>".join(rich for _, rich in rows)
         self.label.setHtml(f"<div style='color:#222'>{html.escape(head)}<br>{body}</div>")
-        if self.label.scene() is not plot.scene() or self.label.parentItem() is not plot.vb:
-            if self.label.scene() is not None:
-                self.label.scene().removeItem(self.label)
-            plot.vb.addItem(self.label, ignoreBounds=True)
-        (x0, x1), (y0, y1) = plot.vb.viewRange()
-        self.label.setPos(x0 if x > (x0 + x1) / 2 else x1 - 0.45 * (x1 - x0), y1)
+        self._place(plot, x)
         self.label.setVisible(True)
         return self.text
+
+    def _place(self, plot: pg.PlotItem, x: float) -> None:
+        """Top of the plot, on the side away from the line, kept inside the curves' area."""
+        box = plot.vb.sceneBoundingRect()
+        line_x = plot.vb.mapViewToScene(pg.Point(x, 0)).x()
+        size = self.label.boundingRect()
+        left = line_x + 8 if line_x < box.center().x() else line_x - 8 - size.width()
+        area = self.view.graphics.scene().sceneRect()
+        left = min(max(left, area.left()), area.right() - size.width())
+        self.label.setPos(left, box.top())
 
     def _run_rows(self, run: RunSeries, spec, x_key: str, x: float) -> list[tuple[str, str]]:
         rows = []
