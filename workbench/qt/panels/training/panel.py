@@ -303,6 +303,7 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         if self.live_key in self.series:
             self.series[self.live_key].live = False
             self.run_list.set_live(self.live_key, False)
+            self.show_header(self.live_key)  # no longer "training here"
         self.live_key = ""
         self._update_timer()
         self.curves.redraw()

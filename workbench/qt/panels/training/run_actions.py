@@ -103,11 +103,10 @@ class RunListActions:
         if series is None:
             self.run_header.hide()
             return
-        if series.description is None:
+        if series.description is None and Path(key).is_dir():  # read once, when it exists
             series.description = ""
-            if Path(key).is_dir():
-                with contextlib.suppress(OSError):  # an unreadable folder: no description
-                    series.description = self.controller.backend.training.describe_run(key)
+            with contextlib.suppress(OSError):  # an unreadable folder: no description
+                series.description = self.controller.backend.training.describe_run(key)
         state = " (training here)" if series.live else " (followed)" if series.followed else ""
         folder = key if Path(key).is_dir() else "its folder is made when training starts"
         what = f" — {series.description}" if series.description else ""
