@@ -64,7 +64,7 @@ class MainWindow(QMainWindow):
         self.job_status = JobStatusWidget(controller.jobs)
         self.statusBar().addPermanentWidget(self.job_status)
         self.corpus_label = QLabel("No corpus")
-        self.statusBar().addWidget(self.corpus_label)
+        self.statusBar().insertPermanentWidget(0, self.corpus_label)  # not under a message
         controller.error.connect(self._show_error)
         controller.notice.connect(self._show_notice)
         controller.corpus_changed.connect(self._on_corpus)
