@@ -119,12 +119,23 @@ class Heatmap(QWidget):
         self.colorbar.setLevels(levels)
         self.mask_backdrop.setRect(QRectF(0, 0, values.shape[1], values.shape[0]))
         self.plot.getAxis("bottom").setTicks([ticks(self.col_labels)])
-        # rows are as tall as the view allows: label at most one row per 14 pixels
-        row_limit = max(4, min(MAX_LABELS, self.view.height() // 14))
-        self.plot.getAxis("left").setTicks([ticks(self.row_labels, row_limit)])
+        self._label_rows()
         self.plot.setRange(xRange=(0, values.shape[1]), yRange=(0, values.shape[0]), padding=0)
         if title is not None:
             self.plot.setTitle(title)
+
+    def _label_rows(self) -> None:
+        """Label as many rows as fit a line of text apart at the view's height now (128 units
+        in a 150 px view would print their numbers over each other)."""
+        line = max(self.fontMetrics().height(), 8)
+        row_limit = max(2, min(MAX_LABELS, int(self.plot.vb.height() or self.view.height())
+                               // int(line * 1.2)))
+        self.plot.getAxis("left").setTicks([ticks(self.row_labels, row_limit)])
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if self.row_labels:
+            self._label_rows()
 
     def image_values(self) -> np.ndarray:
         """What the image item holds (tests compare it with the trace)."""
