@@ -50,6 +50,18 @@ def test_unknown_panel_is_refused_with_the_list(tmp_path):
     assert "Unknown panel 'nope'" in result.stderr and "corpus" in result.stderr
 
 
+def test_a_screenshot_leaves_the_users_settings_alone(tmp_path):
+    """Screenshots in presentation mode used to leave the zoom (and their layouts) to the
+    user's next start, and to every later screenshot."""
+    out = tmp_path / "zoomed.png"
+    result = run_workbench("--screenshot", str(out), "--zoom", "1.6", "--perspective", "Data",
+                           "--no-default-corpus", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert out.exists()
+    written = [p.read_text() for p in (tmp_path / "config").rglob("*") if p.is_file()]
+    assert not any("zoom" in text or "perspective" in text for text in written)
+
+
 @pytest.mark.slow
 def test_screenshot_of_window_with_default_corpus(tmp_path):
     out = tmp_path / "window.png"

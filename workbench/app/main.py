@@ -88,7 +88,17 @@ def run_gui(args: argparse.Namespace) -> int:
     app.setOrganizationName("SequenceWorkbench")
     app.setApplicationName("Sequence Workbench")
     app.setApplicationVersion(__version__)
-    window = build_window()
+    scratch = None
+    if args.screenshot:  # a first start's look, and the user's layouts and zoom stay as they are
+        import tempfile
+
+        from PySide6.QtCore import QSettings
+
+        scratch = tempfile.TemporaryDirectory(prefix="workbench-screenshot-")
+        settings = QSettings(str(Path(scratch.name, "settings.ini")), QSettings.Format.IniFormat)
+        window = build_window(settings)
+    else:
+        window = build_window()
     if args.panel and args.panel not in window.panels:
         names = ", ".join(window.panels)
         print(f"Unknown panel '{args.panel}'. Panels: {names}", file=sys.stderr)
