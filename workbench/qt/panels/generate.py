@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPlainTextEdit,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QSplitter,
     QToolTip,
@@ -44,6 +43,7 @@ from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, row
 from workbench.qt.widgets.checkpoint_open import ask_checkpoint_path, open_checkpoint
 from workbench.qt.widgets.config_form import ConfigForm
+from workbench.qt.widgets.control_column import ControlColumn
 from workbench.qt.widgets.task_guard import require_task
 from workbench.qt.widgets.token_stream import TokenStreamView, describe
 
@@ -113,11 +113,7 @@ class GeneratePanel(Panel):
         left = column(row(self.source, open_button), QLabel("Prompt"), self.prompt, self.form,
                       clamp_row, row(self.generate_button, self.stop_button))
         left.layout().addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidget(left)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(left.sizeHint().width() + 24)
+        scroll = ControlColumn(left)
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(column(self.output, self.info))
         right.addWidget(column(QLabel("History"), self.history_list))

@@ -9,7 +9,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -17,6 +16,7 @@ from PySide6.QtWidgets import (
 from workbench.core.config.training import TrainingConfig
 from workbench.qt.job_status import format_eta
 from workbench.qt.widgets.config_form import ConfigForm
+from workbench.qt.widgets.control_column import ControlColumn
 
 
 class TrainingControls(QWidget):
@@ -47,9 +47,7 @@ class TrainingControls(QWidget):
         self.progress.setValue(0)
         self.eta = QLabel()
         self.form = ConfigForm(TrainingConfig)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.form)
+        scroll = ControlColumn(self.form)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(buttons)

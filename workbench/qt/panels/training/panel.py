@@ -66,7 +66,6 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         right.addWidget(self.samples)
         right.setSizes([140, 260])
         right.setMinimumWidth(180)
-        self.controls.setMinimumWidth(220)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.controls)
         split.addWidget(self.curves)
