@@ -151,3 +151,35 @@ def test_the_first_start_fills_the_screen_and_sizes_are_remembered(qtbot, settin
     assert (again.width(), again.height()) == (screen.width() - 100, screen.height() - 80)
     assert again.perspectives.current == "Inspect"
     assert again.geometry().topLeft() != QPoint(-10000, -10000)
+
+
+def test_presentation_mode_cuts_nothing_off_on_the_right(qtbot, window):
+    """Zoomed text needs wider controls: the columns of controls widen with it (a fixed width
+    cut spin boxes, the Stop button and the clamp's value in half) and the training plots
+    keep the width their titles and ticks need, scrolling sideways (the third column was
+    cut off and titles ran into each other)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QLineEdit, QPushButton
+
+    settle(qtbot, window, (1366, 768))
+    window.layout_manager.presentation.setChecked(True)
+    cut = []
+    for perspective, name in (("Generate", "generate"), ("Model & training", "training")):
+        window.perspectives.switch(perspective)
+        window.docks[name].raise_()
+        qtbot.wait(300)  # the plots are rescaled a moment after the font
+        panel = window.panels[name]
+        kinds = (QAbstractSpinBox, QComboBox, QLineEdit, QPushButton)
+        for widget in (w for kind in kinds for w in panel.findChildren(kind)):
+            seen = visible_rect(widget, window)
+            if widget.isVisible() and not seen.isEmpty() and seen.width() < widget.width() - 1:
+                label = widget.objectName() or getattr(widget, "text", lambda: "")()
+                cut.append(f"{name}: {type(widget).__name__} {label!r} shows "
+                           f"{seen.width()} of {widget.width()} px")
+    curves = window.panels["training"].curves
+    need = curves.graphics.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+    assert curves.graphics.width() >= need - 1
+    for key, plot in curves.plots.items():
+        if plot.geometry().width() < plot.titleLabel.minimumWidth():
+            cut.append(f"training: the {key} plot is narrower than its title")
+    assert cut == [], "\n".join(cut)

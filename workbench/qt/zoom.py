@@ -12,13 +12,14 @@ gave it, read the first time it is seen, or again when the panel has set it anew
 
 from __future__ import annotations
 
+import math
 import re
 import weakref
 
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QSettings, QTimer, Signal
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QPen
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
 
 STEPS = (0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0, 2.4)
 PRESENTATION = 1.6
@@ -98,6 +99,7 @@ class Zoom(QObject):
             self._min_height(view)
             for item in view.scene().items():
                 self._scale(item)
+            self._fit_width(view)
 
     def _min_height(self, view) -> None:
         """A plot's readable height grows with its text (its panel then scrolls sooner)."""
@@ -105,6 +107,29 @@ class Zoom(QObject):
                                 lambda base: round(base * self.factor))
         if view.minimumHeight() != height:
             view.setMinimumHeight(height)
+
+    def _fit_width(self, view) -> None:
+        """A grid of plots in a scroll area is at least as wide as its plots' titles and tick
+        text need (they grow with the factor), so it scrolls sideways instead of cutting off its
+        last column. Only there: elsewhere a wider minimum would widen the window."""
+        viewport = view.parentWidget()
+        if not isinstance(view, pg.GraphicsLayoutWidget) or viewport is None or not isinstance(
+                viewport.parentWidget(), QScrollArea):
+            return
+        for plot in view.ci.items:  # a plot given a fixed minimum still needs its title's width
+            inner = getattr(plot, "layout", None)
+            if isinstance(plot, pg.PlotItem) and inner is not None:
+                content = math.ceil(inner.effectiveSizeHint(Qt.SizeHint.MinimumSize).width())
+                _, least = self._state(plot, "min_width", plot.minimumWidth(),
+                                       lambda base, content=content: max(base, content))
+                if plot.minimumWidth() != least:
+                    plot.setMinimumWidth(least)
+        need = math.ceil(view.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+                         + 2 * view.frameWidth())
+        _, width = self._state(view, "min_width", view.minimumWidth(),
+                               lambda base: max(base, need))
+        if view.minimumWidth() != width:
+            view.setMinimumWidth(width)
 
     def _on_scene_changed(self, *_) -> None:
         if not self._rescan.isActive():

@@ -158,7 +158,8 @@ class CurvesView(QWidget):
         self.scroller = QScrollArea()
         self.scroller.setWidgetResizable(True)
         self.scroller.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroller.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # sideways only when zoomed text makes the plots' titles and ticks wider than the view
+        self.scroller.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.scroller.setWidget(self.graphics)
         layout.addWidget(self.scroller, 1)
         legend = QLabel("solid: training (smoothed) · faint: raw · dots: validation · "
