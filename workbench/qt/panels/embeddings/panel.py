@@ -30,6 +30,7 @@ from workbench.qt.panels.embeddings.epoch_plots import EpochPlots
 from workbench.qt.panels.embeddings.explorer import Explorer
 from workbench.qt.panels.embeddings.map_view import MapView
 from workbench.qt.widgets.config_form import ConfigForm
+from workbench.qt.widgets.control_column import ControlColumn
 
 IMPORT_FORMATS = {
     "word2vec text (.txt, header)": "word2vec-text",
@@ -76,10 +77,7 @@ class EmbeddingsPanel(Panel):
         side_layout.addWidget(self.form)
         side_layout.addWidget(self.train_button)
         side_layout.addStretch(1)
-        side_scroll = QScrollArea()
-        side_scroll.setWidgetResizable(True)
-        side_scroll.setWidget(side)
-        side_scroll.setMinimumWidth(side.sizeHint().width() + 20)
+        side_scroll = ControlColumn(side)  # widens with zoomed text
 
         self.plots = EpochPlots()
         self.training_tab = QSplitter()
