@@ -164,7 +164,8 @@ def test_presentation_mode_cuts_nothing_off_on_the_right(qtbot, window):
     settle(qtbot, window, (1366, 768))
     window.layout_manager.presentation.setChecked(True)
     cut = []
-    for perspective, name in (("Generate", "generate"), ("Model & training", "training")):
+    for perspective, name in (("Generate", "generate"), ("Model & training", "training"),
+                              ("Embeddings", "embeddings")):
         window.perspectives.switch(perspective)
         window.docks[name].raise_()
         qtbot.wait(300)  # the plots are rescaled a moment after the font
@@ -183,3 +184,20 @@ def test_presentation_mode_cuts_nothing_off_on_the_right(qtbot, window):
         if plot.geometry().width() < plot.titleLabel.minimumWidth():
             cut.append(f"training: the {key} plot is narrower than its title")
     assert cut == [], "\n".join(cut)
+
+
+def test_dock_tabs_show_whole_names(qtbot, window):
+    """Ten panels tabbed beside a lesson read "Gat…", "T…", "G…" at 1366 px, and "T…" for
+    Training in presentation mode: the tabs keep their whole names and the bar scrolls."""
+    from PySide6.QtWidgets import QTabBar
+
+    settle(qtbot, window, (1366, 768))
+    window.layout_manager.presentation.setChecked(True)
+    window.perspectives.switch("Lessons")
+    qtbot.wait(200)
+    bars = [bar for bar in window.findChildren(QTabBar)
+            if bar.parent() is window and bar.isVisible() and bar.count() >= 2]
+    assert bars
+    short = [bar.tabText(i) for bar in bars for i in range(bar.count())
+             if bar.tabRect(i).width() < bar.fontMetrics().horizontalAdvance(bar.tabText(i))]
+    assert short == []

@@ -111,18 +111,25 @@ class PerspectiveSwitcher(QObject):
         self.current = name
         self.settings.setValue("perspective/current", name)
         self.actions[name].setChecked(True)
-        self._hide_stale_tab_bars()
-        QTimer.singleShot(0, self, self._hide_stale_tab_bars)  # after the layout's own pass
+        self._tidy_tab_bars()
+        QTimer.singleShot(0, self, self._tidy_tab_bars)  # after the layout's own pass
         return True
 
-    def _hide_stale_tab_bars(self) -> None:
-        """Hide the tab bars of tab groups with fewer than two docks shown: a real group has
+    def _tidy_tab_bars(self) -> None:
+        """Tabs of docks show whole names, scrolling with arrows when they do not fit (ten
+        panels tabbed beside a lesson read "Gat…", "T…", "G…" at 1366 px, worse zoomed). And
+        hide the tab bars of tab groups with fewer than two docks shown: a real group has
         two or more. Qt's main window keeps such a bar on screen after its docks left (a strip
         of tabs where no panel is), seen under Xvfb after switching between perspectives that
         tab different panels."""
         titles = {dock.windowTitle(): dock for dock in self.window.docks.values()}
         for bar in self.window.findChildren(QTabBar):
-            if bar.parent() is not self.window or not bar.isVisible():
+            if bar.parent() is not self.window:
+                continue
+            if bar.elideMode() != Qt.TextElideMode.ElideNone:  # Qt makes bars as it needs them
+                bar.setElideMode(Qt.TextElideMode.ElideNone)
+                bar.setUsesScrollButtons(True)
+            if not bar.isVisible():
                 continue
             names = [bar.tabText(i) for i in range(bar.count())]
             shown = [n for n in names if n in titles and not titles[n].isHidden()]
