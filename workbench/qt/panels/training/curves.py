@@ -16,8 +16,6 @@ plot shows the step and each visible run's value there (curve_readout).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
@@ -34,10 +32,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.config.tasks import DEFAULT_TASK, ResultPlot, curves_of, result_plots_of
-from workbench.qt.panels.training.curve_item import CurveItem
+from workbench.core.config.tasks import DEFAULT_TASK
+from workbench.qt.panels.training.curve_drawing import RunDrawing
 from workbench.qt.panels.training.curve_ranges import RangeFollower
 from workbench.qt.panels.training.curve_readout import CurveReadout
+from workbench.qt.panels.training.plot_specs import PlotSpec, plot_specs
 from workbench.qt.panels.training.rollback_marks import COLOUR as ROLLBACK_COLOUR
 from workbench.qt.panels.training.rollback_marks import RollbackMarks
 from workbench.qt.panels.training.series import (
@@ -45,61 +44,17 @@ from workbench.qt.panels.training.series import (
     PeakDecimator,
     RunSeries,
     SmoothedCache,
-    metric_source,
     runs_csv,
 )
 from workbench.qt.widgets.boxes import readable
 from workbench.qt.widgets.log_axis import log_axes
 from workbench.qt.widgets.plot_export import PlotExportBar
 
-
-@dataclass(frozen=True)
-class PlotSpec:
-    """One plot: its key ("loss" for the loss), the training view drawn as a line (or None),
-    the validation metric drawn as dots (or None), its title, whether "Log y" applies, and a
-    factor for the values (100 for a share shown in percent)."""
-
-    key: str
-    train: str | None
-    val: str | None
-    title: str
-    log_ok: bool = True
-    scale: float = 1.0
-    result: ResultPlot | None = None  # a structured result, drawn against its own x
-
-
-TRAINING_PLOTS = (PlotSpec("lr", "lr", None, "Learning rate", log_ok=False),
-                  PlotSpec("grad_norm", "grad_norm", None, "Gradient norm before clipping"),
-                  PlotSpec("tok_s", "tok_s", None, "Tokens per second"))
-
-
-def plot_specs(tasks: list[str]) -> tuple[PlotSpec, ...]:
-    """The task curves of `tasks` (each once, in order), the tasks' result plots, then the
-    training plots (learning rate, gradient norm, tokens per second)."""
-    specs: dict[str, PlotSpec] = {}
-    results: dict[str, PlotSpec] = {}
-    for task in dict.fromkeys(tasks):
-        for curve in curves_of(task):
-            key = curve.train or curve.metric
-            percent = curve.unit == "percent"
-            specs.setdefault(key, PlotSpec(key, curve.train, curve.metric,
-                                           curve.title + (" (%)" if percent else ""),
-                                           curve.log_ok, 100.0 if percent else 1.0))
-        for plot in result_plots_of(task):
-            percent = plot.unit == "percent"
-            results.setdefault(plot.key, PlotSpec(
-                plot.key, None, None, plot.title + (" (%)" if percent else ""), False,
-                100.0 if percent else 1.0, plot))
-    return tuple(specs.values()) + tuple(results.values()) + TRAINING_PLOTS
-
-
 TITLE_SIZE = "9pt"
-EMPTY = np.empty(0)
-LINE_WIDTH = 2
 LEFT_AXIS_PX = 52
 
 
-class CurvesView(QWidget):
+class CurvesView(RunDrawing, QWidget):
     def __init__(self, on_error=None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.runs: list[RunSeries] = []
@@ -297,102 +252,6 @@ class CurvesView(QWidget):
         for cache in (self._smoothed, self._decimators):
             for stale in [k for k in cache if k[0] == key]:
                 del cache[stale]
-
-    def _curve(self, run: RunSeries, metric: str, kind: str) -> pg.PlotDataItem:
-        """The run's persistent curve of one kind on one plot (created on first use)."""
-        items = self._items.setdefault(run.key, {})
-        item = items.get((metric, kind))
-        if item is None:
-            colour = pg.mkColor(run.colour)
-            # lean curve items: the points are decimated already, and pyqtgraph's items'
-            # own bookkeeping at paint time cost more than drawing them (see curve_item)
-            if kind == "raw":
-                colour.setAlpha(60)
-                item = CurveItem(pg.mkPen(colour, width=1))
-            elif kind == "smooth":
-                item = CurveItem(pg.mkPen(colour, width=LINE_WIDTH))
-            else:
-                item = pg.PlotDataItem(pen=pg.mkPen(colour, width=2,
-                                                    style=Qt.PenStyle.DashLine),
-                                       symbol="o", symbolSize=6, symbolBrush=colour,
-                                       symbolPen=None)
-            self.plots[metric].addItem(item)
-            items[(metric, kind)] = item
-        return item
-
-    def _draw(self, run: RunSeries) -> None:
-        if not run.visible or self._colours.get(run.key, run.colour) != run.colour:
-            self._remove(run.key)
-            self._refit = True
-            self._drawn[run.key] = run.version
-            if not run.visible:
-                return
-        self._colours[run.key] = run.colour
-        x_key = self.x_axis.currentData()
-        smoothing = self.smoothing.value() / 100
-        shown = self._shown_slice(run.train[x_key])
-        x = run.train[x_key][shown]
-        # two points (a low and a high) per pixel column are all a screen can show
-        buckets = int(min(1024, max(128, self.plots["loss"].vb.width())))
-        val_shown = (x_key, run.val.size)
-        val_changed = self._val_drawn.get(run.key) != val_shown
-        self._val_drawn[run.key] = val_shown
-        drawn = {}  # per training column: loss, perplexity and bits share the loss's points
-        for spec in self.specs:
-            if spec.train is not None:
-                column, view = metric_source(spec.train)
-                if column not in drawn:
-                    drawn[column] = self._decimated(run, column, x, shown, buckets,
-                                                    smoothing if spec.key != "lr" else 0.0)
-                raw_x, raw_y, line_x, line_y = drawn[column]
-                self._curve(run, spec.key, "raw").setData(raw_x, view(raw_y))
-                self._curve(run, spec.key, "smooth").setData(line_x, view(line_y))
-            if spec.val and val_changed and spec.val in run.val:
-                self._curve(run, spec.key, "val").setData(run.val[x_key],
-                                                          spec.scale * run.val[spec.val])
-            if spec.result is not None and val_changed:
-                self._draw_result(run, spec)
-        self.rollbacks.show(run, x_key)
-
-    def _draw_result(self, run: RunSeries, spec: PlotSpec) -> None:
-        """The run's latest structured result as a line with dots (x against y)."""
-        latest = next((r[spec.key] for _, r in reversed(run.results) if spec.key in r), None)
-        if latest is None:
-            return
-        x = np.asarray(latest[spec.result.x], dtype=float)
-        y = spec.scale * np.asarray(latest[spec.result.y], dtype=float)
-        self._curve(run, spec.key, "result").setData(x, y)
-
-    def _decimated(self, run: RunSeries, column: str, x: np.ndarray, shown: slice,
-                   buckets: int, smoothing: float) -> tuple[np.ndarray, ...]:
-        """(raw x, raw y, line x, line y) of one training column, about two points per pixel
-        column. With smoothing the line is the EMA (extended incrementally) and the raw curve
-        stays behind it; without, the line is the raw values and there is no faint copy."""
-        values = run.train[column][shown]
-        # appending is the only change that keeps earlier points as they were
-        data_key = (run.key, column, shown.start, run.train.size > 0 and run.train["step"][0],
-                    len(run.divergences))
-        peaks = self._decimator(run.key, column, "raw").indices(values, buckets, data_key)
-        if smoothing <= 0:
-            return EMPTY, EMPTY, x[peaks], values[peaks]
-        cache = self._smoothed.setdefault((run.key, column), SmoothedCache())
-        line = cache.get(run.train[column], smoothing, (smoothing,) + data_key[3:])[shown]
-        line_peaks = self._decimator(run.key, column, "line").indices(  # a smooth line needs
-            line, buckets // 2, data_key + (smoothing,))  # fewer points
-        return x[peaks], values[peaks], x[line_peaks], line[line_peaks]
-
-    def _decimator(self, key: str, column: str, kind: str) -> PeakDecimator:
-        return self._decimators.setdefault((key, column, kind), PeakDecimator())
-
-    def _shown_slice(self, x: np.ndarray) -> slice:
-        """All points while following; once the user has zoomed, the points in view (and one
-        beyond each side), so a zoomed-in stretch is decimated on its own and shows its detail.
-        x (steps, tokens or time) only grows."""
-        if self.follower.following or not len(x):
-            return slice(None)
-        low, high = self.plots["loss"].vb.viewRange()[0]
-        start = max(0, int(np.searchsorted(x, low)) - 1)
-        return slice(start, int(np.searchsorted(x, high, side="right")) + 1)
 
     def _view_moved(self) -> None:
         """Redecimate for the new view (coalesced: a drag moves the view many times)."""
