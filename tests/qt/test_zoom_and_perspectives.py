@@ -141,3 +141,28 @@ def test_switching_leaves_no_stray_tab_bars(qtbot, window):
                         if sum(not titles[n].isHidden() for n in names if n in titles) < 2:
                             stray.append((perspective.name, size, names))
     assert stray == []
+
+
+def test_a_perspective_chosen_before_the_window_shows_leaves_no_stray_tab_bar(qtbot, settings):
+    """As `workbench --screenshot --perspective "All panels"` does: a bar "Embeddings | Gates"
+    stayed under the Training panel, though those two sit in another tab group."""
+    from PySide6.QtWidgets import QTabBar
+
+    window = MainWindow(WorkbenchController(FakeBackend()), panel_types(), settings=settings)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.perspectives.switch("All panels")
+    window.show()
+    qtbot.waitExposed(window)
+    for _ in range(30):
+        QApplication.processEvents()
+    groups = []
+    for bar in window.findChildren(QTabBar):
+        if bar.parent() is window and bar.isVisible() and \
+                window.rect().intersects(bar.geometry()):
+            groups.append(sorted(bar.tabText(i) for i in range(bar.count())))
+    docks = {dock.windowTitle(): dock for dock in window.docks.values()}
+    for names in groups:
+        first = docks[names[0]]
+        real = sorted(d.windowTitle() for d in [first, *window.tabifiedDockWidgets(first)])
+        assert names == real

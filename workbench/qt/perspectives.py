@@ -118,10 +118,10 @@ class PerspectiveSwitcher(QObject):
     def _tidy_tab_bars(self) -> None:
         """Tabs of docks show whole names, scrolling with arrows when they do not fit (ten
         panels tabbed beside a lesson read "Gat…", "T…", "G…" at 1366 px, worse zoomed). And
-        hide the tab bars of tab groups with fewer than two docks shown: a real group has
-        two or more. Qt's main window keeps such a bar on screen after its docks left (a strip
-        of tabs where no panel is), seen under Xvfb after switching between perspectives that
-        tab different panels."""
+        hide every tab bar that is not the bar of a tab group shown now: Qt's main window
+        keeps such a bar on screen after its docks left (a strip of tabs where no panel is),
+        seen under Xvfb after switching between perspectives that tab different panels, and
+        in a screenshot of All panels ("Embeddings | Gates" under the Training panel)."""
         titles = {dock.windowTitle(): dock for dock in self.window.docks.values()}
         for bar in self.window.findChildren(QTabBar):
             if bar.parent() is not self.window:
@@ -132,8 +132,11 @@ class PerspectiveSwitcher(QObject):
             if not bar.isVisible():
                 continue
             names = [bar.tabText(i) for i in range(bar.count())]
-            shown = [n for n in names if n in titles and not titles[n].isHidden()]
-            if names and len(shown) < 2:
+            first = titles.get(names[0]) if names else None
+            group = [] if first is None or first.isHidden() else \
+                [first, *self.window.tabifiedDockWidgets(first)]
+            real = {dock.windowTitle() for dock in group if not dock.isHidden()}
+            if len(real) < 2 or set(names) != real:
                 bar.hide()
 
     def _key(self, perspective: Perspective) -> str:
