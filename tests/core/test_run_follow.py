@@ -150,7 +150,8 @@ def test_follow_yields_lines_and_whole_checkpoints_only(tmp_path):
         follow.wake.set()
         time.sleep(0.3)
         assert [e.step for e in follow.events if isinstance(e, CheckpointLoaded)] == [10]
-        os.replace(saved / "latest.safetensors", folder / "latest.safetensors")
+        weights = json.loads((folder / "latest.json").read_text())["weights"]
+        os.replace(saved / weights, folder / weights)
         follow.wake.set()
         assert follow.wait_for(lambda e: isinstance(e, CheckpointLoaded)
                                and e.step == 20).snapshot == 20
@@ -166,7 +167,8 @@ def test_unreadable_checkpoint_is_reported_once(tmp_path, monkeypatch):
 
     monkeypatch.setattr(run_follow, "PATIENCE_S", 0.1)
     save_tiny(tmp_path / "checkpoints", 5)
-    (tmp_path / "checkpoints" / "latest.safetensors").write_bytes(b"damaged")
+    folder = tmp_path / "checkpoints"
+    (folder / json.loads((folder / "latest.json").read_text())["weights"]).write_bytes(b"bad")
     follow = Follow(tmp_path, checked_loader)
     try:
         notice = follow.wait_for(lambda e: isinstance(e, Notice))

@@ -16,6 +16,10 @@ from workbench.core.training.checkpoints import (
 )
 
 
+def _manifest(folder, kind="latest"):
+    return json.loads((folder / f"{kind}.json").read_text())
+
+
 def _trained(hidden=12):
     torch.manual_seed(0)
     model = build_tiny(tiny_config(vocab_size=10, hidden_size=hidden))
@@ -29,7 +33,8 @@ def _trained(hidden=12):
 def test_round_trip_restores_weights_optimizer_state_and_hidden_state(tmp_path):
     model, optimizer, state = _trained()
     save_checkpoint(tmp_path, "latest", model, optimizer, {"step": 7, "best_val": 1.5}, state)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["latest.json", "latest.safetensors"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"latest-000007-{_manifest(tmp_path)['weights_sha256'][:12]}.safetensors", "latest.json"]
     saved = load_checkpoint(tmp_path)
     assert saved.step == 7
     fresh, fresh_opt, _ = _trained()
@@ -47,7 +52,7 @@ def test_round_trip_restores_weights_optimizer_state_and_hidden_state(tmp_path):
 def test_truncated_weights_are_rejected_with_a_clear_message(tmp_path):
     model, optimizer, state = _trained()
     save_checkpoint(tmp_path, "latest", model, optimizer, {"step": 1})
-    weights = tmp_path / "latest.safetensors"
+    weights = tmp_path / _manifest(tmp_path)["weights"]
     weights.write_bytes(weights.read_bytes()[:-100])
     with pytest.raises(UserFacingError, match="truncated, damaged"):
         load_checkpoint(tmp_path / "latest.json")
@@ -56,7 +61,7 @@ def test_truncated_weights_are_rejected_with_a_clear_message(tmp_path):
 def test_corrupted_header_is_rejected_even_when_the_hash_matches(tmp_path):
     model, optimizer, _ = _trained()
     save_checkpoint(tmp_path, "latest", model, optimizer, {"step": 1})
-    weights = tmp_path / "latest.safetensors"
+    weights = tmp_path / _manifest(tmp_path)["weights"]
     broken = b"\xff" * 16 + weights.read_bytes()[16:]
     weights.write_bytes(broken)
     meta = json.loads((tmp_path / "latest.json").read_text())
@@ -74,8 +79,10 @@ def test_damaged_metadata_and_missing_files_are_named(tmp_path):
     (tmp_path / "latest.json").write_text('{"step": 1, "form')
     with pytest.raises(UserFacingError, match="latest.json is damaged"):
         load_checkpoint(tmp_path)
-    (tmp_path / "latest.safetensors").unlink()
-    with pytest.raises(UserFacingError, match="latest.safetensors is missing"):
+    save_checkpoint(tmp_path, "latest", model, optimizer, {"step": 1})
+    name = _manifest(tmp_path)["weights"]
+    (tmp_path / name).unlink()
+    with pytest.raises(UserFacingError, match=f"{name} is missing"):
         load_checkpoint(tmp_path)
 
 
@@ -83,7 +90,7 @@ def test_checkpoint_of_another_model_size_is_refused(tmp_path):
     model, optimizer, _ = _trained(hidden=12)
     save_checkpoint(tmp_path, "best", model, optimizer, {"step": 3})
     other, _, _ = _trained(hidden=20)
-    expected = r"'out.weight' has shape \(10, 12\), the model expects \(10, 20\)"
+    expected = r"'rnn.weight_ih_l0' has shape \(36, 16\), the model expects \(60, 16\)"
     with pytest.raises(UserFacingError, match=expected):
         load_weights_into(other, load_checkpoint(tmp_path / "best.json"))
 

@@ -3,6 +3,8 @@ checkpoints. Needs the model zoo (workbench.core.models)."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -145,7 +147,8 @@ def test_checkpoints_open_as_snapshots_from_a_file_or_a_run_folder(tmp_path):
         with torch.no_grad():
             expected = model.trace(torch.tensor(TOKENIZER.encode("to be"))).logits
         assert np.allclose(trace.logits, expected, atol=1e-5)
-    (tmp_path / "run" / "checkpoints" / "latest.safetensors").write_bytes(b"cut short")
+    folder = tmp_path / "run" / "checkpoints"
+    (folder / json.loads((folder / "latest.json").read_text())["weights"]).write_bytes(b"cut")
     failed = list(drive(backend.load_checkpoint_job(json_path), JobControl()))[-1]
     assert type(failed).__name__ == "JobFailed" and "Use another checkpoint" in failed.message
 

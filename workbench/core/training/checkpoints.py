@@ -1,48 +1,38 @@
-"""Checkpoints: tensors in safetensors, everything else in a JSON file beside them.
+"""Checkpoints: tensors in safetensors, everything else in a JSON manifest beside them.
 
-`checkpoints/<kind>.safetensors` holds the model weights (`model.*`), the optimizer's tensors
+The weights file holds the model weights (`model.*`), the optimizer's tensors
 (`optim.<param>.<name>`), the carried hidden state (`state.<i>`) and the torch RNG state, so a
 resumed run continues exactly where the saved one stood. `checkpoints/<kind>.json` holds the
 model config, tokenizer, step, metrics, optimizer hyper-parameters, the guard's learning-rate
-scale and the SHA-256 of the tensor file.
+scale, the name of the weights file and its SHA-256.
 
-Writes are atomic (temporary file, fsync, rename) and the JSON is written last, so a crash
-mid-write leaves the previous checkpoint whole; the hash catches a tensor file that does not
-belong to its JSON. Loading runs no code from the files (no pickle): safetensors and JSON only.
+How the files are written so that a crash never costs a good checkpoint is in
+`checkpoint_files.py` (weights under a fresh name, the manifest last). Loading runs no code
+from the files (no pickle): safetensors and JSON only, and the weights are copied into memory
+rather than mapped, so a checkpoint overwritten on disk cannot pull tensors from under a
+loaded model. `load_resumable` falls back to `best`, then to older checkpoints, and says so.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
 from safetensors import SafetensorError
-from safetensors.torch import load_file, save
+from safetensors.torch import load, save
 
 from workbench.core.jobs import UserFacingError
+from workbench.core.training import checkpoint_files
+from workbench.core.training.checkpoint_files import atomic_write
+
+__all__ = ["Checkpoint", "atomic_write", "load_checkpoint", "load_resumable",
+           "load_weights_into", "save_checkpoint"]
 
 FORMAT = "sequence-workbench-checkpoint/1"
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write to a temporary file in the same folder, fsync it, then rename over `path`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
 
 
 @dataclass
@@ -109,50 +99,60 @@ def save_checkpoint(folder: Path, kind: str, model, optimizer, meta: dict[str, A
         tensors[f"rng.rank{rank}"] = rng
     meta = {**meta, "state_ranks": len(rngs)}
     data = save(tensors)
-    atomic_write(folder / f"{kind}.safetensors", data)
     full_meta = {**meta, "format": FORMAT, "optimizer": optim_plain,
                  "weights_sha256": hashlib.sha256(data).hexdigest(),
                  "state_parts": len(flatten_state(state))}
-    json_path = folder / f"{kind}.json"
-    atomic_write(json_path, json.dumps(full_meta, indent=1).encode("utf-8"))
-    return json_path
+    return checkpoint_files.commit(Path(folder), kind, data, full_meta)
 
 
 def load_checkpoint(path: str | Path) -> Checkpoint:
-    """Read a checkpoint given its `.json` or `.safetensors` path (or the run's checkpoint
+    """Read a checkpoint given its `.json` manifest or weights file (or the run's checkpoint
     folder, meaning 'latest'); raises `UserFacingError` saying what is wrong and what to do."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "latest.json"
-    json_path, weights_path = path.with_suffix(".json"), path.with_suffix(".safetensors")
-    for needed in (json_path, weights_path):
-        if not needed.is_file():
-            raise UserFacingError(f"Checkpoint file {needed} is missing. Choose a run whose "
-                                  "checkpoints folder has both the .json and .safetensors file.")
+    json_path = _manifest_of(Path(path))
+    if not json_path.is_file():
+        raise UserFacingError(f"Checkpoint file {json_path} is missing. Choose a run whose "
+                              "checkpoints folder has its .json and .safetensors files.")
     try:
-        meta = json.loads(json_path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
+        meta = json.loads(json_path.read_bytes())
+    except (OSError, ValueError) as exc:
         raise UserFacingError(f"Checkpoint metadata {json_path} is damaged ({exc}). The file "
                               "was probably cut short; use another checkpoint.") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise UserFacingError(f"{json_path} is not a Sequence Workbench checkpoint.")
-    data = weights_path.read_bytes()
+    try:
+        weights_path = checkpoint_files.weights_path(json_path, meta)
+    except ValueError as exc:
+        raise UserFacingError(f"Checkpoint metadata {json_path} is damaged: {exc}. Use "
+                              "another checkpoint.") from None
+    try:
+        data = weights_path.read_bytes()
+    except FileNotFoundError:
+        raise UserFacingError(f"Checkpoint file {weights_path} is missing. Choose a run whose "
+                              "checkpoints folder has its .json and .safetensors files."
+                              ) from None
+    except OSError as exc:
+        raise UserFacingError(f"Checkpoint weights {weights_path} cannot be read "
+                              f"({exc.strerror or exc}). Use another checkpoint.") from None
     if hashlib.sha256(data).hexdigest() != meta.get("weights_sha256"):
         raise UserFacingError(
             f"Checkpoint weights {weights_path} do not match their metadata {json_path.name} "
             "(the file is truncated, damaged or from another save). Use another checkpoint.")
     try:
-        tensors = load_file(str(weights_path))
-    except (SafetensorError, OSError, ValueError) as exc:
+        tensors = load(data)  # copies into memory: never mapped to the file
+    except (SafetensorError, ValueError) as exc:
         raise UserFacingError(f"Checkpoint weights {weights_path} cannot be read ({exc}). "
                               "Use another checkpoint.") from None
-    # a shipped sample model keeps its weights as float16 (model_files.py): train in float32
-    model = {k[len("model."):]: v.float() if v.dtype == torch.float16 else v
-             for k, v in tensors.items() if k.startswith("model.")}
-    parts = [tensors[f"state.{i}"] for i in range(int(meta.get("state_parts", 0)))]
-    optimizer = _unflatten_optimizer(tensors, meta["optimizer"])
-    ranks = [tensors[f"rng.rank{r}"] for r in range(1, int(meta.get("state_ranks", 1)))
-             if f"rng.rank{r}" in tensors]
+    try:
+        # a shipped sample model keeps its weights as float16 (model_files.py): train in float32
+        model = {k[len("model."):]: v.float() if v.dtype == torch.float16 else v
+                 for k, v in tensors.items() if k.startswith("model.")}
+        parts = [tensors[f"state.{i}"] for i in range(int(meta.get("state_parts", 0)))]
+        optimizer = _unflatten_optimizer(tensors, meta["optimizer"])
+        ranks = [tensors[f"rng.rank{r}"] for r in range(1, int(meta.get("state_ranks", 1)))
+                 if f"rng.rank{r}" in tensors]
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
+        raise UserFacingError(f"Checkpoint {json_path} does not match its weights (missing "
+                              f"or malformed {exc}). Use another checkpoint.") from None
     return Checkpoint(meta, model, optimizer, parts, tensors.get("rng.torch"), ranks)
 
 
@@ -169,6 +169,52 @@ def rank_part(checkpoint: Checkpoint, rank: int, world_size: int
     return checkpoint.state[rank * size:(rank + 1) * size], rng
 
 
+def _manifest_of(path: Path) -> Path:
+    """The manifest for a folder ('latest'), a manifest, or a weights file (which manifest
+    names it: weights files are named by kind, step and hash)."""
+    if path.is_dir():
+        return path / "latest.json"
+    if path.suffix != ".safetensors" or path.with_suffix(".json").is_file():
+        return path.with_suffix(".json")
+    for manifest in [path.parent / "latest.json", path.parent / "best.json",
+                     *checkpoint_files.older_manifests(path.parent)]:
+        try:
+            meta = json.loads(manifest.read_bytes())
+            if checkpoint_files.weights_path(manifest, meta).name == path.name:
+                return manifest
+        except (OSError, ValueError, TypeError, AttributeError):
+            continue
+    return path.with_suffix(".json")
+
+
+def load_resumable(folder: str | Path) -> tuple[Checkpoint, str]:
+    """The checkpoint a run resumes from: 'latest', else 'best', else the newest older one
+    that loads. Returns it with a note for the user ('' when 'latest' loaded); raises
+    `UserFacingError` listing why each one failed when none loads."""
+    folder = Path(folder)
+    checkpoint_files.remove_stale_temporaries(folder)
+    candidates = [folder / "latest.json", folder / "best.json",
+                  *checkpoint_files.older_manifests(folder)]
+    failures = []
+    for manifest in candidates:
+        if not manifest.exists() and manifest.name == "best.json":
+            continue
+        try:
+            checkpoint = load_checkpoint(manifest)
+        except UserFacingError as exc:
+            failures.append(str(exc))
+            continue
+        if manifest.name == "latest.json":
+            return checkpoint, ""
+        which = ("best" if manifest.name == "best.json"
+                 else f"older checkpoint {manifest.name}")
+        return checkpoint, (f"The latest checkpoint could not be used: {failures[0]} "
+                            f"Resumed from the {which} at step {checkpoint.step} instead; "
+                            "the steps after it are trained again.")
+    raise UserFacingError("No checkpoint of this run can be loaded, so it cannot be resumed. "
+                          + " ".join(failures[:3]) + " Start the recipe again as a new run.")
+
+
 def load_weights_into(model, checkpoint: Checkpoint, source: str = "checkpoint") -> None:
     """Copy weights into `model`, naming the first missing, extra or mis-shaped tensor."""
     expected = model.state_dict()
@@ -178,7 +224,8 @@ def load_weights_into(model, checkpoint: Checkpoint, source: str = "checkpoint")
         raise UserFacingError(
             f"The {source} does not fit this model: missing {missing[:3]}, unexpected "
             f"{extra[:3]}. It was saved for another architecture or configuration.")
-    for name, tensor in checkpoint.model.items():
+    for name in expected:  # in the model's own order, whatever the file's
+        tensor = checkpoint.model[name]
         if tuple(tensor.shape) != tuple(expected[name].shape):
             raise UserFacingError(
                 f"The {source} does not fit this model: '{name}' has shape "

@@ -45,7 +45,7 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
     """Continue a run from its latest checkpoint: to `max_steps` if given, else to its own
     step count, or, when it already got there, to `extend_to` (the GUI's Steps box).
     `threads` overrides the recipe's torch threads; `gui` False for a headless run."""
-    from workbench.core.training.checkpoints import load_checkpoint
+    from workbench.core.training.checkpoints import load_resumable
 
     run_dir = Path(run_dir)
     recipe_path = run_dir / "recipe.toml"
@@ -54,7 +54,9 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
                               "runs started by this app or its CLI can.")
     recipe = load_recipe(recipe_path)
     recipe.tokenizer = split_it_was_trained_on(recipe_path, recipe.tokenizer)
-    saved = load_checkpoint(run_dir / "checkpoints" / "latest.json")
+    saved, fallback = load_resumable(run_dir / "checkpoints")
+    if fallback:
+        yield Notice(fallback)
     if not max_steps and extend_to and saved.step >= recipe.training.max_steps:
         max_steps = extend_to
     if max_steps:

@@ -8,8 +8,8 @@ so the poll stays as the fallback). Each turn yields `RunGrew` with the new metr
 `CheckpointLoaded` when a newer checkpoint appeared. Everything is opened read-only: following,
 and stopping the follow, never changes the run.
 
-A checkpoint is read only when whole: its JSON is written last (checkpoints.py), it names the
-SHA-256 of its weights, and the loader checks it; a weights file that does not match yet (a
+A checkpoint is read only when whole: its JSON manifest is written last (checkpoint_files.py),
+it names its weights file and their SHA-256, and the loader checks it; a weights file that does not match yet (a
 save or a sync still under way) is tried again when it changes. Torch-free: the app passes the
 loader that builds a snapshot.
 """
@@ -26,6 +26,7 @@ from pathlib import Path
 
 from workbench.core.events import CheckpointLoaded, Event, Notice, RunGrew
 from workbench.core.jobs import JobControl, UserFacingError
+from workbench.core.training.checkpoint_files import weights_path
 from workbench.core.training.run_tail import RunTail
 from workbench.core.training.runs import run_label, run_task
 
@@ -56,7 +57,7 @@ class CheckpointWatch:
         """(kind, metadata) of checkpoints whose files changed since tried, newest step first."""
         found = []
         for kind in KINDS:
-            stamp = _stamp(self.folder / f"{kind}.json", self.folder / f"{kind}.safetensors")
+            stamp = _stamp(self.folder / f"{kind}.json", _named_weights(self.folder, kind))
             seen = self.seen[kind]
             if stamp is None or (stamp == seen.stamp and not self._retry_due(seen)):
                 continue
@@ -93,10 +94,25 @@ class CheckpointWatch:
         return True
 
 
-def _stamp(*paths: Path) -> tuple | None:
+def _stamp(manifest: Path, weights: Path | None) -> tuple | None:
+    """When the manifest or the weights it names change, the checkpoint is tried again (a
+    sync tool may deliver the manifest before its weights)."""
     try:
-        return tuple(x for p in paths for x in (p.stat().st_mtime_ns, p.stat().st_size))
+        stamp = (manifest.stat().st_mtime_ns, manifest.stat().st_size)
     except OSError:
+        return None
+    try:
+        return stamp + (weights.stat().st_mtime_ns, weights.stat().st_size) if weights else stamp
+    except OSError:
+        return stamp + (None,)
+
+
+def _named_weights(folder: Path, kind: str) -> Path | None:
+    """The weights file `<kind>.json` names (checkpoint_files.py), None when unreadable."""
+    manifest = folder / f"{kind}.json"
+    try:
+        return weights_path(manifest, json.loads(manifest.read_bytes()))
+    except (OSError, ValueError, TypeError, AttributeError):
         return None
 
 

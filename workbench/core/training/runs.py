@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import tempfile
 import time
 import tomllib
 from dataclasses import asdict, dataclass, field
@@ -115,19 +116,36 @@ class SilentLog:
 
 def truncate_after(run_dir: Path, step: int) -> None:
     """Drop logged lines past `step` (a resume from a checkpoint at `step` rewrites them), so
-    the resumed curve joins the saved one without a doubled stretch."""
+    the resumed curve joins the saved one without a doubled stretch.
+
+    The kept lines go to a new file that then replaces the old one in one rename, so a crash
+    midway leaves the old file whole. Lines are handled as bytes: a damaged line (a cut-off
+    write, a stray non-UTF-8 byte) is kept as it is rather than failing the resume."""
     for name in ("metrics.jsonl", "samples.jsonl"):
         path = run_dir / name
-        if not path.exists():
+        for stale in run_dir.glob(f".{name}.*.tmp"):  # left by a rewrite that was killed
+            stale.unlink(missing_ok=True)
+        if not path.is_file():
             continue
-        kept = [line for line in path.read_text(encoding="utf-8").splitlines()
-                if line.strip() and _line_step(line) <= step]
-        path.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+        handle, temp = tempfile.mkstemp(dir=run_dir, prefix=f".{name}.", suffix=".tmp")
+        try:
+            with open(path, "rb") as source, os.fdopen(handle, "wb") as out:
+                for line in source:
+                    if line.strip() and _line_step(line) <= step:
+                        out.write(line if line.endswith(b"\n") else line + b"\n")
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temp, path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
 
 
-def _line_step(line: str) -> int:
+def _line_step(line: bytes) -> float:
+    """The step a logged line belongs to (0 for a line that cannot be read)."""
     try:
-        return int(json.loads(line).get("step", 0))
+        value = json.loads(line).get("step", 0)
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
     except (ValueError, AttributeError):
         return 0
 

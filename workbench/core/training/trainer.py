@@ -141,7 +141,7 @@ class Trainer:
     # --- resume and checkpoints -----------------------------------------------------------------
 
     def _resume(self) -> None:
-        saved = checkpoints.load_checkpoint(self.checkpoint_dir / "latest.json")
+        saved, _ = checkpoints.load_resumable(self.checkpoint_dir)  # recipe_run says which
         checkpoints.load_weights_into(self.model, saved, f"checkpoint in {self.run_dir}")
         self.optimizer.load_state_dict(saved.optimizer)
         meta = saved.meta
