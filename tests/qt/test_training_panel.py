@@ -136,6 +136,40 @@ def test_opening_a_run_folder_written_elsewhere_shows_it(qtbot, panel, tmp_path)
     assert str(folder) in panel.curves._items
 
 
+def test_a_long_run_log_becomes_curves_off_the_gui_thread(qtbot, panel, tmp_path,
+                                                        monkeypatch):
+    import threading
+
+    from workbench.qt.panels.training import series as series_module
+
+    folder = tmp_path / "long"
+    folder.mkdir()
+    log = runs.RunLog(folder)
+    for step in range(1, 2001):
+        log.write(StepLogged(step, 3.0, 1e-3, 0.3, False, step * 64, 900.0, step))
+    log.close()
+    threads = set()
+    original = series_module.RunSeries.add
+    monkeypatch.setattr(series_module.RunSeries, "add", lambda self, event: (
+        threads.add(threading.current_thread() is threading.main_thread()),
+        original(self, event)))
+    with qtbot.waitSignal(panel.controller.queries.busy_changed, timeout=20_000,
+                          check_params_cb=lambda busy: not busy):
+        assert panel.open_run(str(folder))
+    assert panel.series[str(folder)].train.size == 2000
+    assert threads == {False}  # every event was added on the query thread
+
+
+def test_renaming_a_run_whose_folder_cannot_be_written_says_so(qtbot, panel, tmp_path):
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    (folder / "metrics.jsonl").write_text("")
+    (folder / "run.json").mkdir()  # as unwritable as a read-only folder, also for root
+    panel._on_renamed(str(folder), "mine")
+    assert "could not be saved" in panel.controller.last_error
+    assert "Error" not in panel.controller.last_error
+
+
 def test_bad_settings_and_missing_corpus_give_messages(qtbot, tmp_path):
     controller = WorkbenchController(FakeBackend(training=TrainingBackend()))
     panel = TrainingPanel(controller)

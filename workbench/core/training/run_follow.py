@@ -9,9 +9,9 @@ so the poll stays as the fallback). Each turn yields `RunGrew` with the new metr
 and stopping the follow, never changes the run.
 
 A checkpoint is read only when whole: its JSON manifest is written last (checkpoint_files.py),
-it names its weights file and their SHA-256, and the loader checks it; a weights file that does not match yet (a
-save or a sync still under way) is tried again when it changes. Torch-free: the app passes the
-loader that builds a snapshot.
+it names its weights file and their SHA-256, and the loader checks it; a weights file that
+does not match yet (a save or a sync still under way) is tried again when it changes.
+Torch-free: the app passes the loader that builds a snapshot.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from workbench.core.training.runs import parse_event_line, parse_sample_line
 
 CHECK_BYTES = 256  # read before the resume point to tell growth from a rewrite
 MAX_BYTES = 1 << 20  # per read: about 8,000 metrics lines
+MAX_LINE_BYTES = 1 << 24  # a last line longer than this is not a logged event
 
 
 @dataclass
@@ -62,6 +63,16 @@ class JsonlTail:
         self._seen = (self._seen + complete)[-CHECK_BYTES:]
         lines = [line.rstrip(b"\r") for line in complete.split(b"\n")[:-1]]
         return TailRead(lines, restarted, more=start + len(data) < size)
+
+    def rest(self) -> bytes:
+        """What follows the last complete line (a line still being written, or one a killed
+        writer left without its newline); b"" when nothing does."""
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(self.offset)
+                return handle.read(MAX_LINE_BYTES)
+        except OSError:
+            return b""
 
     def _continues(self, handle, size: int) -> bool:
         """True when the bytes before `offset` are still those read there."""

@@ -16,12 +16,13 @@ This module is torch-free: the GUI reads runs (also ones written headless elsewh
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import tempfile
 import time
 import tomllib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -169,14 +170,46 @@ def parse_event_line(line: str | bytes) -> Event:
     """One line of metrics.jsonl as its event; `ValueError` when the line is damaged.
 
     The one parser of metrics lines: opening a run (`read_run`) and following one that is still
-    being written (`run_tail.RunTail`) both read through it."""
+    being written (`run_tail.RunTail`) both read through it. Besides broken JSON it refuses
+    values of the wrong type (a string step) and numbers no run writes (an infinite or NaN
+    loss, a negative step), so one damaged line cannot blank or break the curves."""
     try:
         text = line.decode("utf-8") if isinstance(line, bytes) else line
         data = json.loads(text)
         cls = EVENT_TYPES[data.pop("event")]
+        _check_fields(cls, data)
         return cls(**data)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"damaged metrics line: {exc}") from None
+
+
+def _check_fields(cls: type, data: dict) -> None:
+    """Types and ranges of a logged event's fields (TypeError/ValueError when wrong)."""
+    for spec in fields(cls):
+        if spec.name not in data:
+            continue
+        value, kind = data[spec.name], str(spec.type)
+        if kind == "int" and (not isinstance(value, int) or isinstance(value, bool)
+                              or value < 0):
+            raise ValueError(f"{spec.name} should be a whole number ≥ 0, not {value!r}")
+        if kind == "float":
+            optional = isinstance(spec.default, float) and math.isnan(spec.default)
+            _check_number(spec.name, value, allow_missing=optional)
+        if kind in ("str", "bool") and type(value).__name__ != kind:
+            raise ValueError(f"{spec.name} should be a {kind}, not {value!r}")
+        if kind.startswith("dict") and not isinstance(value, dict):
+            raise ValueError(f"{spec.name} should be a table, not {value!r}")
+    for name, value in (data.get("metrics") or {}).items():
+        _check_number(f"metrics.{name}", value, allow_missing=True)
+
+
+def _check_number(name: str, value: Any, allow_missing: bool) -> None:
+    """A number; NaN ('not measured') and +inf (an overflowing perplexity) only where a
+    metric may be missing; never -inf."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise ValueError(f"{name} should be a number, not {value!r}")
+    if value == -math.inf or (not allow_missing and not math.isfinite(value)):
+        raise ValueError(f"{name} is {value}, which no run writes")
 
 
 def parse_sample_line(line: str | bytes) -> SampleGenerated:
@@ -184,8 +217,13 @@ def parse_sample_line(line: str | bytes) -> SampleGenerated:
     try:
         text = line.decode("utf-8") if isinstance(line, bytes) else line
         data = json.loads(text)
-        return SampleGenerated(int(data["step"]), str(data["text"]))
-    except (ValueError, KeyError, TypeError) as exc:
+        step, sample = data["step"], data["text"]
+        if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+            raise ValueError(f"step should be a whole number ≥ 0, not {step!r}")
+        if not isinstance(sample, str):
+            raise ValueError(f"text should be a string, not {sample!r}")
+        return SampleGenerated(step, sample)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"damaged sample line: {exc}") from None
 
 
@@ -197,20 +235,28 @@ def read_run(path: str | Path) -> RunRecord:
                               "a folder made by a training run.")
     settings = read_settings(path)
     record = RunRecord(path, settings.get("name") or path.name, settings=settings)
-    for line in (path / "metrics.jsonl").read_text(encoding="utf-8").splitlines():
-        try:
-            record.events.append(parse_event_line(line))
-        except ValueError:
-            record.skipped_lines += int(bool(line.strip()))
-    samples = path / "samples.jsonl"
-    if samples.is_file():
-        for line in samples.read_text(encoding="utf-8").splitlines():
+    from workbench.core.training.run_tail import RunTail
+
+    tail = RunTail(path)  # line by line as bytes: a stray non-UTF-8 byte costs one line
+    while True:
+        chunk = tail.read()
+        record.events.extend(chunk.events)
+        record.samples.extend(chunk.samples)
+        record.skipped_lines += chunk.skipped_lines
+        if not chunk.more:
+            break
+    for last, parse, into in ((tail.metrics.rest(), parse_event_line, record.events),
+                              (tail.samples.rest(), parse_sample_line, record.samples)):
+        if last.strip():  # a last line without its newline: whole, or cut off by a kill
             try:
-                record.samples.append(parse_sample_line(line))
+                into.append(parse(last))
             except ValueError:
-                record.skipped_lines += int(bool(line.strip()))
+                record.skipped_lines += 1
     recipe = path / "recipe.toml"
-    record.recipe_text = recipe.read_text(encoding="utf-8") if recipe.is_file() else ""
+    try:
+        record.recipe_text = recipe.read_text(encoding="utf-8") if recipe.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        record.recipe_text = ""  # the curves still open; resuming names the recipe's problem
     record.task = recipe_task_name(record.recipe_text)
     record.has_checkpoint = (path / "checkpoints" / "latest.json").is_file()
     return record
@@ -234,18 +280,33 @@ def recipe_task_name(recipe_text: str) -> str:
     return str(table.get("name", DEFAULT_TASK)) if isinstance(table, dict) else DEFAULT_TASK
 
 
+SETTING_TYPES = {"name": str, "colour": str}
+
+
 def read_settings(path: Path) -> dict[str, Any]:
+    """The display settings in run.json; a value of the wrong type (a number for a name) is
+    left out rather than passed on to the window."""
     try:
-        data = json.loads((path / "run.json").read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) else {}
+        data = json.loads((path / "run.json").read_bytes())
     except (OSError, ValueError):
         return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, SETTING_TYPES.get(k, object))}
 
 
 def write_settings(path: Path, **changes: Any) -> None:
-    """Merge display settings (name, colour) into run.json."""
+    """Merge display settings (name, colour) into run.json (written whole or not at all);
+    `UserFacingError` when the folder cannot be written."""
+    from workbench.core.training.checkpoint_files import atomic_write
+
     settings = {**read_settings(Path(path)), **changes}
-    (Path(path) / "run.json").write_text(json.dumps(settings, indent=1), encoding="utf-8")
+    try:
+        atomic_write(Path(path) / "run.json", json.dumps(settings, indent=1).encode("utf-8"))
+    except OSError as exc:
+        raise UserFacingError(f"The run's name and colour could not be saved in {path} "
+                              f"({exc.strerror or exc}); they apply until the window closes. "
+                              "Copy the run to a folder you can write to keep them.") from None
 
 
 def run_label(path: Path) -> str:

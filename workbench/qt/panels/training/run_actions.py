@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import html
+from collections.abc import Iterator
 from pathlib import Path
 
+from workbench.core.events import Event, JobFinished
+from workbench.core.jobs import JobSpec, UserFacingError
 from workbench.qt.panels.training.series import RunSeries
 
 
@@ -31,22 +34,18 @@ class RunListActions:
 
     def open_run(self, path: str) -> bool:
         """Read a run folder (also one written headless) by a query and show its curves."""
-        spec = self.controller.backend.training.read_run_job(path)
+        spec = _with_series(self.controller.backend.training.read_run_job(path))
         return self.controller.run_query(spec, on_result=self._show_record,
                                          caller=f"read-run:{path}")
 
-    def _show_record(self, record) -> None:
+    def _show_record(self, read) -> None:
+        record, fresh = read
         key = str(record.path)
         series = self.series.get(key) or self._add_listed(key, record.name, True,
                                                            record.settings.get("colour", ""))
         if series.live or series.followed:
             return  # its own events keep it up to date
-        fresh = RunSeries(key, record.name, record.settings.get("colour") or series.colour,
-                          task=record.task)
-        for event in record.events:
-            fresh.add(event)
-        fresh.samples = list(record.samples)
-        fresh.version += 1
+        fresh.colour = record.settings.get("colour") or series.colour
         self.series[key] = fresh
         self.run_list.add_run(key, fresh.name, fresh.colour, resumable=record.has_checkpoint)
         if record.skipped_lines:
@@ -73,16 +72,23 @@ class RunListActions:
         if key in self.series:
             self.series[key].name = name
             self.show_header(key)
-        if Path(key).is_dir():
-            self.controller.backend.training.update_run(key, name=name)
+        self._keep_setting(key, name=name)
 
     def _on_colour(self, key: str, colour: str) -> None:
         if key in self.series:
             self.series[key].colour = colour
             self.series[key].version += 1
             self.curves.redraw()
-        if Path(key).is_dir():
-            self.controller.backend.training.update_run(key, colour=colour)
+        self._keep_setting(key, colour=colour)
+
+    def _keep_setting(self, key: str, **setting: str) -> None:
+        """Write a name or colour into the run's folder; a read-only folder is reported."""
+        if not Path(key).is_dir():
+            return
+        try:
+            self.controller.backend.training.update_run(key, **setting)
+        except UserFacingError as exc:
+            self.controller.report_error(str(exc))
 
     def _on_removed(self, key: str) -> None:
         self.controller.stop_following(key)
@@ -115,3 +121,23 @@ class RunListActions:
         self.run_header.setToolTip("The run selected in the run list; its samples are below it.")
         self.run_header.show()
 
+
+
+def _with_series(read: JobSpec) -> JobSpec:
+    """The run-reading query, also turning the record's events into the curves' columns on
+    the query thread: a run of millions of lines would hold the GUI thread for seconds."""
+
+    def job(control) -> Iterator[Event]:
+        for event in read.job(control):
+            if isinstance(event, JobFinished) and event.result is not None:
+                record = event.result
+                fresh = RunSeries(str(record.path), record.name, "", task=record.task)
+                for logged in record.events:
+                    fresh.add(logged)
+                fresh.samples = list(record.samples)
+                fresh.version += 1
+                record.events = []  # the columns hold them now
+                event = JobFinished(result=(record, fresh))
+            yield event
+
+    return JobSpec(read.title, job)
