@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
+import time
 
 import pytest
 from training_fixtures import tiny_hooks_for_any_config, write_tiny_recipe
@@ -52,6 +56,32 @@ def test_a_run_from_a_recipe_named_relatively_resumes_from_elsewhere(tmp_path, m
     assert main(["tiny.toml", "--out", "run"]) == 0
     monkeypatch.chdir(tmp_path / "run")  # the corpus path was kept relative to the recipe
     assert main(["--resume", ".", "--max-steps", "15"]) == 0
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or os.name != "posix", reason="POSIX")
+def test_sigterm_stops_like_ctrl_c_keeping_the_exact_step_and_no_temporary_files(tmp_path,
+                                                                                  capsys):
+    recipe = write_tiny_recipe(tmp_path, max_steps=100_000)
+    out = tmp_path / "run"
+
+    def terminate_when_training() -> None:
+        metrics = out / "metrics.jsonl"
+        while not (metrics.is_file() and metrics.stat().st_size > 2000):
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    killer = threading.Thread(target=terminate_when_training)
+    killer.start()
+    try:
+        assert main([str(recipe), "--out", str(out)]) == 130
+    finally:
+        killer.join()
+    assert "SIGTERM: stopping after this step" in capsys.readouterr().err
+    logged = [e.step for e in read_run(out).events if isinstance(e, StepLogged)]
+    saved = json.loads((out / "checkpoints" / "latest.json").read_text())["step"]
+    assert saved >= logged[-1] > 0  # stopped within a step of the last line, and kept it
+    assert not [p.name for p in out.rglob("*.tmp")]
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # handlers put back
 
 
 def test_cli_refuses_bad_input_with_a_message(tmp_path, capsys):

@@ -136,10 +136,16 @@ def run_gui(args: argparse.Namespace) -> int:
         open_what_was_asked()
         window.show_welcome()  # the first start offers the lessons (until the student unticks it)
 
+    from workbench.qt.quit_signals import close_on_signals
+
     report_ready(window)
     after_first_paint(window, after_paint)
     window.show()
-    code = app.exec()
+    restore = close_on_signals(window)  # SIGTERM closes like the close button: work is saved
+    try:
+        code = app.exec()
+    finally:
+        restore()
     return exit_without_abandoned_threads(code)
 
 

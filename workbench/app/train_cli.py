@@ -3,8 +3,8 @@
 
 Runs the same trainer as the window into the same kind of run folder (the GUI opens it with
 "Open run directory"), printing one updating progress line on stderr and the run folder on
-stdout. Ctrl-C stops after the current step and keeps a checkpoint; `--resume RUN_DIR`
-continues a run. Exit status: 0 done, 1 failed, 2 bad arguments, 130 interrupted.
+stdout. Ctrl-C, SIGTERM and SIGHUP stop after the current step and keep a checkpoint;
+`--resume RUN_DIR` continues a run. Exit status: 0 done, 1 failed, 2 bad arguments, 130 interrupted.
 
 Torch threads: `--threads N`, else the recipe's `threads`, whose 0 (auto) means every core here:
 unlike the window, a headless run has no GUI thread to keep a core free for.
@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from workbench.core.config.tasks import headline
@@ -191,12 +193,40 @@ def _job(args, rank=None) -> tuple[JobSpec, int]:
         recipe, control, run_dir=out, gui=False, distributed=rank)), recipe.training.max_steps
 
 
+def stop_on_signals(control: JobControl, say) -> Callable[[], None]:
+    """Ctrl-C, SIGTERM (kill, a cluster scheduler) and SIGHUP (logout) all stop the run after
+    its current step, which saves the latest checkpoint; a second signal stops at once.
+    Returns the function that puts the previous handlers back."""
+    def handler(signum, frame) -> None:
+        if control.stop_requested:
+            raise KeyboardInterrupt
+        control.stop()
+        say(f"{signal.Signals(signum).name}: stopping after this step and saving the latest "
+            "checkpoint (send it again to stop at once)")
+
+    names = ["SIGINT", "SIGTERM"]
+    if getattr(signal, "SIGHUP", None) and signal.getsignal(signal.SIGHUP) == signal.SIG_DFL:
+        names.append("SIGHUP")  # left alone under nohup, which ignores it
+    previous = {}
+    for name in names:
+        number = getattr(signal, name)
+        previous[number] = signal.signal(number, handler)
+
+    def restore() -> None:
+        for number, old in previous.items():
+            signal.signal(number, old)
+
+    return restore
+
+
 def _run(spec: JobSpec, total: int, rank=None) -> int:
     control = JobControl()
     progress = ProgressLine(quiet=rank is not None and not rank.is_writer)
     prefix = f"[rank {rank.rank}] " if rank is not None else ""
     last_step = None
     task = "language_model"
+    # under torchrun the context's StopSignals stops every rank after the same step instead
+    restore = stop_on_signals(control, progress.line) if rank is None else (lambda: None)
     try:
         for event in drive(spec, control):
             if isinstance(event, StepLogged):
@@ -230,4 +260,6 @@ def _run(spec: JobSpec, total: int, rank=None) -> int:
     except KeyboardInterrupt:
         progress.line("stopped; the latest checkpoint was saved (resume with --resume RUN_DIR)")
         return 130
+    finally:
+        restore()
     return 1
