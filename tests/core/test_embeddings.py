@@ -256,7 +256,7 @@ def test_gensim_native_files_load_with_counts_and_other_files_are_refused(tmp_pa
     keyed.add_vectors(["the", "king", "queen"], np.eye(3, 4, dtype=np.float32))
     keyed.set_vecattr("king", "count", 7)
     keyed.save(str(tmp_path / "v.kv"))
-    loaded = load_vectors(tmp_path / "v.kv", "gensim")
+    loaded = load_vectors(tmp_path / "v.kv", "gensim", trust_code=True)
     assert loaded.words == ["the", "king", "queen"]
     np.testing.assert_array_equal(loaded.vector("queen"), keyed["queen"])
     assert loaded.counts is not None and loaded.counts[1] == 7  # the map colours by them
@@ -264,9 +264,9 @@ def test_gensim_native_files_load_with_counts_and_other_files_are_refused(tmp_pa
 
     model = Word2Vec([["a", "b", "c"]] * 20, vector_size=4, min_count=1, workers=1)
     model.save(str(tmp_path / "w2v.model"))  # a whole model, not just its KeyedVectors
-    whole = load_vectors(tmp_path / "w2v.model", "gensim")
+    whole = load_vectors(tmp_path / "w2v.model", "gensim", trust_code=True)
     assert sorted(whole.words) == ["a", "b", "c"] and list(whole.counts) == [20, 20, 20]
     text = tmp_path / "not.kv"
     text.write_text("2 3\nthe 1 2 3\n", encoding="utf-8")
     with pytest.raises(UserFacingError, match="not a gensim KeyedVectors file"):
-        load_vectors(text, "gensim")
+        load_vectors(text, "gensim", trust_code=True)

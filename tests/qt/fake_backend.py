@@ -232,7 +232,7 @@ class FakeEmbeddings:
     def unavailable_map_methods(self):
         return {}
 
-    def import_job(self, path, fmt):
+    def import_job(self, path, fmt, trust_code=False):
         return finished(word_vectors())
 
     def export_job(self, vectors, path, fmt):

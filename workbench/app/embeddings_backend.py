@@ -53,11 +53,13 @@ class EmbeddingsBackend:
 
         return unavailable_methods()
 
-    def import_job(self, path: str, fmt: str) -> JobSpec:
+    def import_job(self, path: str, fmt: str, trust_code: bool = False) -> JobSpec:
+        """Read word vectors; `trust_code` only after the user confirmed the trust dialog
+        (a gensim native file is a pickle, which runs code when opened)."""
         def load():
             from workbench.core.embeddings.interchange import load_vectors
 
-            return load_vectors(path, fmt)
+            return load_vectors(path, fmt, trust_code=trust_code)
         return _plain_job(f"Importing {path}", load)
 
     def export_job(self, vectors, path: str, fmt: str) -> JobSpec:

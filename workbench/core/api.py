@@ -92,7 +92,10 @@ class EmbeddingsApi(Protocol):
         """Map methods this install lacks (method -> why): the installers leave UMAP out."""
         ...
 
-    def import_job(self, path: str, fmt: str) -> JobSpec[WordVectors]: ...
+    def import_job(self, path: str, fmt: str,
+                   trust_code: bool = False) -> JobSpec[WordVectors]:
+        """`trust_code`: the user confirmed that a gensim native file (a pickle) may run code."""
+        ...
 
     def export_job(self, vectors: WordVectors, path: str, fmt: str) -> JobSpec[list[str]]:
         """Write the vectors; the result lists the files written."""

@@ -5,12 +5,20 @@ word2vec binary, and gensim's native KeyedVectors files. Export: word2vec text a
 the TensorBoard Projector pair (vectors.tsv + metadata.tsv).
 
 Text and binary files are parsed here, line by line, so a malformed file gets an error that
-names the line (or entry) and what is wrong; nothing half-read is returned. gensim's native
-format is a pickle: it can run code, so the panel says to open only files you trust.
+names the line (or entry) and what is wrong; nothing half-read is returned. Fields may be
+separated by spaces or tabs (GloVe files come both ways); every value must be finite; a word
+listed twice keeps its first vector and the repeat is noted.
+
+gensim's native format is a Python pickle: opening one runs whatever code it holds. It is
+refused (`CodeInFileError`, which points to the safe formats) unless the caller passes
+`trust_code=True`, which the window does only after the user confirmed, in a dialog whose
+default is to refuse, that the file comes from someone they trust. The CLI and recipes never
+load vectors from a pickle.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,25 +27,52 @@ from workbench.core.embeddings.vectors import WordVectors
 from workbench.core.jobs import UserFacingError
 
 FORMATS = ("word2vec-text", "glove", "fasttext-vec", "word2vec-binary", "gensim")
+_FIELD_SEPARATOR = re.compile(r"[ \t]+")
+
+
+class CodeInFileError(UserFacingError):
+    """A file that can run code when opened (a pickle), refused until the user trusts it."""
 
 
 def _fail(path: Path, where: str, what: str) -> UserFacingError:
     return UserFacingError(f"{path.name}, {where}: {what}. Nothing was loaded.")
 
 
-def load_vectors(path: str | Path, fmt: str) -> WordVectors:
+def load_vectors(path: str | Path, fmt: str, trust_code: bool = False) -> WordVectors:
+    """Read word vectors; `trust_code` only after the user said the file may run code."""
     path = Path(path)
     if not path.is_file():
         raise UserFacingError(f"{path} does not exist or is not a file.")
     if fmt in ("word2vec-text", "fasttext-vec"):
-        return _load_text(path, header=True)
-    if fmt == "glove":
-        return _load_text(path, header=False)
-    if fmt == "word2vec-binary":
-        return _load_binary(path)
-    if fmt == "gensim":
-        return _load_gensim(path)
-    raise UserFacingError(f"Unknown vector format '{fmt}'. Known: {', '.join(FORMATS)}.")
+        vectors = _load_text(path, header=True)
+    elif fmt == "glove":
+        vectors = _load_text(path, header=False)
+    elif fmt == "word2vec-binary":
+        vectors = _load_binary(path)
+    elif fmt == "gensim":
+        vectors = _load_gensim(path, trust_code)
+    else:
+        raise UserFacingError(f"Unknown vector format '{fmt}'. Known: {', '.join(FORMATS)}.")
+    return _without_repeats(path, vectors)
+
+
+def _without_repeats(path: Path, vectors: WordVectors) -> WordVectors:
+    """Keep the first vector of a word listed twice (large GloVe files have a few), noting it;
+    a repeat would make the vocabulary disagree with the matrix further on."""
+    first: dict[str, int] = {}
+    repeats = [i for i, word in enumerate(vectors.words) if first.setdefault(word, i) != i]
+    if not repeats:
+        return vectors
+    keep = np.ones(len(vectors.words), dtype=bool)
+    keep[repeats] = False
+    example = vectors.words[repeats[0]]
+    counts = vectors.counts[keep] if vectors.counts is not None else None
+    kept = WordVectors([w for w, k in zip(vectors.words, keep, strict=True) if k],
+                       vectors.vectors[keep], counts, source=vectors.source,
+                       notes=list(vectors.notes), oov=vectors.oov)
+    kept.notes.append(f"{len(repeats)} repeated words in {path.name} (such as '{example}'): "
+                      "the first vector of each was kept")
+    return kept
 
 
 def _load_text(path: Path, header: bool) -> WordVectors:
@@ -45,7 +80,7 @@ def _load_text(path: Path, header: bool) -> WordVectors:
     with path.open(encoding="utf-8", errors="strict") as handle:
         try:
             for number, line in enumerate(handle, start=1):
-                parts = line.rstrip("\n").rstrip().split(" ")
+                parts = _FIELD_SEPARATOR.split(line.strip(" \t\r\n"))
                 if header and number == 1:
                     if len(parts) != 2 or not all(p.isdigit() for p in parts):
                         raise _fail(path, "line 1", "the header should be 'count dimensions' "
@@ -57,6 +92,9 @@ def _load_text(path: Path, header: bool) -> WordVectors:
                     continue
                 if size is None:
                     size = len(parts) - 1
+                    if size == 0:
+                        raise _fail(path, f"line {number}", "a word with no numbers after it: "
+                                    "fields must be separated by spaces or tabs")
                 if len(parts) - 1 != size:
                     raise _fail(path, f"line {number}", f"{len(parts) - 1} numbers where the "
                                 f"vectors have {size} dimensions")
@@ -115,7 +153,15 @@ def _load_binary(path: Path) -> WordVectors:
     return WordVectors(words, matrix, source=path.name)
 
 
-def _load_gensim(path: Path) -> WordVectors:
+def _load_gensim(path: Path, trust_code: bool) -> WordVectors:
+    if not trust_code:
+        raise CodeInFileError(
+            f"{path.name} was not opened: gensim's native format is a Python pickle, and "
+            "opening a pickle runs whatever code it holds, with your permissions. Import the "
+            "same vectors in a safe format instead: in gensim, "
+            "model.wv.save_word2vec_format('vectors.txt') (word2vec text) or with "
+            "binary=True (word2vec binary). Open the gensim file only if you made it yourself "
+            "or fully trust where it came from.")
     from gensim.models import KeyedVectors
 
     try:
@@ -124,11 +170,24 @@ def _load_gensim(path: Path) -> WordVectors:
         raise UserFacingError(f"{path.name} is not a gensim KeyedVectors file "
                               f"({type(exc).__name__}). Nothing was loaded.") from None
     wv = getattr(wv, "wv", wv)  # a whole saved Word2Vec/FastText model holds its vectors
-    counts = getattr(wv, "expandos", {}).get("count")
+    try:
+        words = [str(w) for w in wv.index_to_key]
+        matrix = np.array(wv.vectors, dtype=np.float32)  # a copy, never a memory map
+        counts = getattr(wv, "expandos", {}).get("count")
+    except (AttributeError, TypeError, ValueError):
+        raise UserFacingError(f"{path.name} holds no word vectors gensim can read. Nothing "
+                              "was loaded.") from None
+    if matrix.ndim != 2 or matrix.shape[0] != len(words) or not words:
+        raise _fail(path, "vectors", f"{len(words)} words but a matrix of shape "
+                    f"{matrix.shape}")
+    if not np.isfinite(matrix).all():
+        row = int(np.argmin(np.isfinite(matrix).all(axis=1)))
+        raise _fail(path, f"the vector of '{words[row]}'", "some values are not finite "
+                    "numbers (NaN or infinity)")
     counts = np.asarray(counts, dtype=np.int64).copy() if counts is not None else None
     if counts is not None and not counts.any():  # gensim fills 0 when it never counted
         counts = None
-    return WordVectors(list(wv.index_to_key), wv.vectors.copy(), counts, source=path.name)
+    return WordVectors(words, matrix, counts, source=path.name)
 
 
 def save_vectors(vectors: WordVectors, path: str | Path, fmt: str) -> list[Path]:

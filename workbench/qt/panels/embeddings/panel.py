@@ -29,6 +29,7 @@ from workbench.qt.panel import Panel
 from workbench.qt.panels.embeddings.epoch_plots import EpochPlots
 from workbench.qt.panels.embeddings.explorer import Explorer
 from workbench.qt.panels.embeddings.map_view import MapView
+from workbench.qt.widgets import trust_dialog
 from workbench.qt.widgets.config_form import ConfigForm
 from workbench.qt.widgets.control_column import ControlColumn
 
@@ -37,7 +38,7 @@ IMPORT_FORMATS = {
     "fastText .vec": "fasttext-vec",
     "GloVe text (no header)": "glove",
     "word2vec binary (.bin)": "word2vec-binary",
-    "gensim KeyedVectors (pickle: trusted files only)": "gensim",
+    "gensim KeyedVectors (a pickle: runs code, asks first)": "gensim",
 }
 EXPORT_FORMATS = {
     "word2vec text": ("word2vec-text", "txt"),
@@ -202,7 +203,16 @@ class EmbeddingsPanel(Panel):
             self.import_vectors(path, IMPORT_FORMATS[self.import_format.currentText()])
 
     def import_vectors(self, path: str, fmt: str) -> bool:
-        spec = self.controller.backend.embeddings.import_job(path, fmt)
+        """Import in the background; a gensim native file (a pickle) only after the user said
+        they trust it, since opening it runs its code."""
+        if fmt == "gensim":
+            if not trust_dialog.ask_trust(self, path):
+                self.status.setText(f"{Path(path).name} was not opened (a pickle can run code). "
+                                    "Import it as word2vec text or binary instead.")
+                return False
+            spec = self.controller.backend.embeddings.import_job(path, fmt, trust_code=True)
+        else:
+            spec = self.controller.backend.embeddings.import_job(path, fmt)
         return self.controller.run_job(spec, on_result=self.set_vectors)
 
     def _export_dialog(self) -> None:
