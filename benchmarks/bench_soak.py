@@ -1,0 +1,136 @@
+"""Soak: an hour of training in the real window with the four inspectors open and probing.
+Does memory creep, and does the window ever freeze?
+
+Run: `.venv/bin/python -m benchmarks.bench_soak [--minutes 60]` (offscreen; runs go to a
+temporary folder). Goals: RSS growth ≤ 10% from the end of warm-up to the end, longest GUI
+stall ≤ 100 ms.
+
+The window loads the shipped Shakespeare, character tokens, an LSTM 1x256, and trains with
+validation (a snapshot) every 50 steps; the gates, attention, gradients and next-token
+inspectors are shown and probe each snapshot (at most every few seconds, as in the app), and
+the training curves redraw. A 10 ms QTimer on the GUI thread measures stalls (the longest gap
+between two ticks, minus the 10 ms interval); the process's resident set size is sampled every
+10 s. Warm-up is the first tenth of the run (at least 2 minutes): imports, allocator growth
+and the curves' first buffers are not a leak. Training restarts as a new run when it
+finishes, so the hour is all training.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+INSPECTORS = ("gates", "attention", "gradients", "nexttoken")
+
+
+def rss_mb() -> float:
+    """Resident set size of this process (Linux /proc; psutil elsewhere)."""
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        import psutil
+
+        return psutil.Process().memory_info().rss / 2**20
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=60.0)
+    args = parser.parse_args()
+    runs = tempfile.mkdtemp(prefix="soak-runs-")
+    os.environ["WORKBENCH_RUNS_DIR"] = runs
+    print(f"runs go to {runs}; load before: {os.getloadavg()}", flush=True)
+
+    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.app.backend import Backend
+    from workbench.app.window import build_window
+    from workbench.core.config.models import LstmConfig
+    from workbench.core.config.training import TrainingConfig
+    from workbench.core.events import JobFailed
+    from workbench.core.resources import default_corpus_path
+
+    app = QApplication.instance() or QApplication([])
+    settings = QSettings(str(Path(runs) / "settings.ini"), QSettings.Format.IniFormat)
+    window = build_window(settings, Backend())
+    window.resize(1600, 1000)
+    window.show()
+    controller = window.controller
+    failures = []
+    controller.job_event.connect(lambda e: failures.append(e.message)
+                                 if isinstance(e, JobFailed) else None)
+    window.open_corpus(str(default_corpus_path()))
+    deadline = time.monotonic() + 300
+    while controller.tokens is None and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.01)
+    while controller.jobs.busy:
+        app.processEvents()
+        time.sleep(0.01)
+    controller.set_model_config(LstmConfig(hidden_size=256, embedding_size=64))
+    panel = window.panels["training"]
+    for name in (*INSPECTORS, "training"):  # each floats, so all five are drawn at once
+        window.docks[name].setFloating(True)
+        window.docks[name].resize(900, 600)
+        window.show_panel(name)
+    panel.controls.form.set_config(TrainingConfig(
+        max_steps=4000, batch_size=16, seq_len=64, eval_every=50, eval_batches=4,
+        log_every=10, sample_every=200, sample_length=100, warmup_steps=50, lr=3e-3,
+        checkpoint_every=500, device="cpu"))
+
+    ticks, rss, restarts = [time.perf_counter()], [], [0]
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start()
+    start = time.monotonic()
+    end = start + args.minutes * 60
+    warm_until = start + max(120.0, args.minutes * 6)
+    next_sample = start
+    panel.controls.start.click()
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.002)
+        now = time.monotonic()
+        if now >= next_sample:
+            rss.append((now - start, rss_mb()))
+            next_sample = now + 10
+        if not controller.jobs.busy and not failures:
+            restarts[0] += 1
+            panel.controls.start.click()  # the run finished: start the next one
+        if failures:
+            break
+    timer.stop()
+    panel.controls.stop.click()
+    while controller.jobs.busy or controller.queries.busy:
+        app.processEvents()
+        time.sleep(0.01)
+    gaps = sorted(b - a for a, b in zip(ticks, ticks[1:], strict=False))
+    stall_ms = [1000 * g - 10 for g in gaps]
+    warm = [mb for t, mb in rss if t >= warm_until - start]
+    base, last = (warm[0], warm[-1]) if warm else (rss[0][1], rss[-1][1])
+    probes = controller.backend.inspection
+    print(f"minutes {args.minutes:g}; failures {failures or 'none'}; runs restarted "
+          f"{restarts[0]}; load after: {os.getloadavg()}")
+    print(f"RSS after warm-up {base:.0f} MB, at the end {last:.0f} MB, growth "
+          f"{(last - base) / base:+.1%} (goal ≤ 10%); peak {max(mb for _, mb in rss):.0f} MB")
+    print(f"GUI stalls: longest {stall_ms[-1]:.0f} ms (goal ≤ 100), p99.9 "
+          f"{stall_ms[int(0.999 * (len(stall_ms) - 1))]:.1f} ms, median gap "
+          f"{1000 * statistics.median(gaps):.1f} ms, over 100 ms: "
+          f"{sum(s > 100 for s in stall_ms)} of {len(stall_ms)} ticks")
+    print(f"snapshots probed (model rebuilds): {getattr(probes, 'rebuilds', '?')}")
+    print("RSS samples (min, MB): " + ", ".join(f"{t / 60:.0f}:{mb:.0f}"
+                                                 for t, mb in rss[:: max(1, len(rss) // 12)]))
+    controller.shutdown()
+
+
+if __name__ == "__main__":
+    main()
