@@ -6,6 +6,7 @@ import bz2
 import gzip
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -152,14 +153,16 @@ def test_an_unreadable_file_is_reported(tmp_path, monkeypatch):
     path = tmp_path / "secret.txt"
     path.write_text(VERSE)
     if os.geteuid() == 0:  # root reads any file: make opening it fail as it would for a user
-        real_open = type(path).open
+        from workbench.core.corpus import limits
 
-        def refuse(self, *args, **kwargs):
-            if self.name == "secret.txt":
-                raise PermissionError(13, "Permission denied", str(self))
-            return real_open(self, *args, **kwargs)
+        real_open = limits.open_regular
 
-        monkeypatch.setattr(type(path), "open", refuse)
+        def refuse(opened):
+            if Path(opened).name == "secret.txt":
+                raise PermissionError(13, "Permission denied", str(opened))
+            return real_open(opened)
+
+        monkeypatch.setattr(limits, "open_regular", refuse)
     path.chmod(0)
     try:
         message = failure(path)

@@ -178,7 +178,7 @@ class FakeCorpus:
     def __init__(self, gate: threading.Event | None = None, texts: dict | None = None) -> None:
         self.gate, self.texts, self.loaded = gate, texts or {}, []
 
-    def load_job(self, path, glob=None, encoding=None, cleaning=None):
+    def load_job(self, path, glob=None, encoding=None, cleaning=None, max_mb=None):
         def job(control):
             for i in range(3):
                 if self.gate is not None:

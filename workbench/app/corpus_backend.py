@@ -18,12 +18,13 @@ from workbench.core.jobs import JobSpec
 
 class CorpusBackend:
     def load_job(self, path: str | Path, glob: str | None = None,
-                 encoding: str | None = None, cleaning: CleaningConfig | None = None
-                 ) -> JobSpec:
-        """A job reading a file or folder; its result is a `Corpus` with statistics."""
+                 encoding: str | None = None, cleaning: CleaningConfig | None = None,
+                 max_mb: int | None = None) -> JobSpec:
+        """A job reading a file or folder; its result is a `Corpus` with statistics. `max_mb`
+        caps its text (None: a share of memory, see core/corpus/limits.py)."""
         chosen = None if encoding in (None, "", AUTO) else encoding
         return load_corpus_job(path, glob=glob or DEFAULT_GLOB, encoding=chosen,
-                               cleaning=cleaning)
+                               cleaning=cleaning, max_mb=max_mb)
 
     def tokenize_job(self, corpus, config: TokenizerConfig | None = None) -> JobSpec:
         """A job training a tokenizer on the corpus and splitting its ids (TokenizedCorpus)."""

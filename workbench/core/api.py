@@ -63,8 +63,8 @@ class Answer(Generic[T]):
 
 class CorpusApi(Protocol):
     def load_job(self, path: str | Path, glob: str | None = None,
-                 encoding: str | None = None, cleaning: CleaningConfig | None = None
-                 ) -> JobSpec[Corpus]:
+                 encoding: str | None = None, cleaning: CleaningConfig | None = None,
+                 max_mb: int | None = None) -> JobSpec[Corpus]:
         """Read a file or folder into a `Corpus` with its statistics, cleaned by `cleaning`
         (Gutenberg header and footer, markup, control characters, an exclude pattern); the
         corpus says what was removed and what could still be."""

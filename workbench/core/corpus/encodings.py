@@ -57,6 +57,22 @@ def is_wide(encoding: str | None) -> bool:
     return bool(encoding) and encoding.replace("_", "-").startswith(_WIDE)
 
 
+def byte_order(encoding: str, sample: bytes) -> str | None:
+    """UTF-16 or UTF-32 chosen without a byte order, for text without a byte-order mark:
+    the order the text's NUL bytes show (ASCII letters are 'h\\0' little-endian, '\\0h'
+    big-endian). Python's own 'utf-16' refuses such text. None: no NUL bytes at all, so the
+    text is not UTF-16/32 (8-bit text read as UTF-16 becomes CJK-looking nonsense)."""
+    if encoding not in ("utf-16", "utf-32"):
+        return encoding
+    width = 2 if encoding == "utf-16" else 4
+    usable = sample[: len(sample) - len(sample) % width]
+    first = usable[0::width].count(0)  # high bytes first: big-endian text has NULs here
+    last = usable[width - 1::width].count(0)
+    if first == last == 0:
+        return None
+    return f"{encoding}-{'be' if first > last else 'le'}"
+
+
 def binary_reason(sample: bytes) -> str | None:
     """Why a sample looks like binary data, or None if it may be text."""
     sample = sample[:BINARY_SAMPLE]

@@ -27,7 +27,7 @@ from functools import cached_property
 from pathlib import Path
 
 from workbench.core.config.cleaning import CleaningConfig
-from workbench.core.corpus import encodings
+from workbench.core.corpus import encodings, limits
 from workbench.core.corpus.cleaning import CleaningReport, clean, detect
 from workbench.core.corpus.statistics import CorpusStats, statistics_steps
 from workbench.core.corpus.text_chunks import Pacer
@@ -38,6 +38,14 @@ READ_CHUNK = 1 << 20
 DEFAULT_GLOB = "*.txt *.md"
 COMPRESSED = {".gz": lambda raw: gzip.GzipFile(fileobj=raw), ".bz2": bz2.BZ2File}
 DOCUMENT_SEPARATOR = "\n"
+
+
+class CorpusTooLargeError(UserFacingError):
+    """The text would pass the corpus limit (limits.py); stops a folder's load too."""
+
+    def __init__(self, path: Path, limit_mb: int) -> None:
+        super().__init__(f"{path.name} takes the corpus past its size limit, so loading "
+                         f"stopped. {limits.limit_advice(limit_mb)}")
 
 
 class UnusableFileError(UserFacingError):
@@ -69,9 +77,13 @@ class Corpus:
 
 
 def _open_stream(path: Path):
-    """(raw file, stream of decompressed bytes) for a plain, .gz or .bz2 file."""
+    """(raw file, stream of decompressed bytes) for a plain, .gz or .bz2 file; only regular
+    files are opened (limits.open_regular)."""
     try:
-        raw = path.open("rb")
+        raw = limits.open_regular(path)
+    except limits.NotRegularFileError as exc:
+        raise UnusableFileError(path, f"is {exc.kind}, not a regular file",
+                                "Choose a text file saved on disk.") from None
     except PermissionError:
         raise UnusableFileError(path, "permission denied", "Check the file's permissions "
                           "or copy it somewhere you can read.") from None
@@ -84,11 +96,14 @@ def _open_stream(path: Path):
     return raw, (opener(raw) if opener else raw)
 
 
-def _read_chunks(path: Path, progress: list[int], total: int, pacer: Pacer
-                 ) -> Generator[Event, None, list[bytes]]:
+def _read_chunks(path: Path, progress: list[int], total: int, pacer: Pacer,
+                 budget: list[int]) -> Generator[Event, None, list[bytes]]:
     """Read a whole file in chunks, yielding Progress by (compressed) bytes read.
 
     The chunks are kept apart: joining 100 MB into one bytes object is one long call.
+    `budget` holds the bytes of text the corpus may still take (decompressed) and the limit
+    in MB, checked at every chunk: a small .gz of gigabytes stops at the limit, not when
+    memory runs out.
     """
     raw, stream = _open_stream(path)
     chunks, start = [], progress[0]
@@ -102,6 +117,9 @@ def _read_chunks(path: Path, progress: list[int], total: int, pacer: Pacer
                                         "Decompress it yourself or choose another file.") from None
             if not chunk:
                 break
+            budget[0] -= len(chunk)
+            if budget[0] < 0:
+                raise CorpusTooLargeError(path, budget[1])
             chunks.append(chunk)
             progress[0] = start + raw.tell()
             if pacer.due():
@@ -154,6 +172,12 @@ def _decode(path: Path, chunks: list[bytes], chosen: str | None, status: Progres
                             or encodings.is_wide(chosen)):
         encoding = bom[0]
         chunks = [chunks[0][bom[1]:], *chunks[1:]]
+    elif encoding is not None and chunks:
+        encoding = encodings.byte_order(encoding, chunks[0][:encodings.BINARY_SAMPLE])
+        if encoding is None:
+            raise UnusableFileError(path, f"is not {chosen} text (it has no NUL bytes, which "
+                                    "UTF-16 and UTF-32 text is full of)",
+                                    "Choose 'auto' or an 8-bit encoding in the Encoding box.")
     if not any(chunks):
         raise empty
     if not encodings.is_wide(encoding):
@@ -164,12 +188,15 @@ def _decode(path: Path, chunks: list[bytes], chosen: str | None, status: Progres
                                     "processor documents as plain text first (UTF-16 text "
                                     "without a byte-order mark: choose utf-16 as encoding).")
     warning = None
-    if chosen is not None and encoding == chosen and chosen != "utf-8":
-        warning = (f"{path.name} was decoded as {chosen}, the encoding chosen in the Encoding "
+    if chosen is not None and encoding.startswith(chosen) and chosen != "utf-8":
+        warning = (f"{path.name} was decoded as {encoding}, the encoding chosen in the Encoding "
                    "box (set it back to 'auto' for UTF-8 and detection).")
     try:
         text = yield from _decode_pieces(chunks, encoding or "utf-8", status)
-    except UnicodeDecodeError as exc:
+    except UnicodeError as exc:
+        if not isinstance(exc, UnicodeDecodeError):  # a codec's own complaint
+            raise UnusableFileError(path, f"cannot be decoded as {encoding} ({exc})",
+                                    "Choose another encoding in the Encoding box.") from None
         if encoding is not None:
             raise UnusableFileError(
                 path, f"is not valid {encoding} (byte {exc.absolute_start} cannot be decoded)",
@@ -224,13 +251,17 @@ def _size(path: Path) -> int:
 
 
 def load_corpus_steps(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str | None = None,
-                      cleaning: CleaningConfig | None = None) -> Generator[Event, None, Corpus]:
-    """Read, decode, clean and count a corpus; yields events and returns the `Corpus`."""
+                      cleaning: CleaningConfig | None = None, max_mb: int | None = None
+                      ) -> Generator[Event, None, Corpus]:
+    """Read, decode, clean and count a corpus; yields events and returns the `Corpus`.
+    `max_mb` caps the text (limits.max_corpus_mb: a share of memory unless chosen)."""
     cleaning = cleaning or CleaningConfig()
     problems = cleaning.problems()
     if problems:
         raise UserFacingError("Cleaning: " + " ".join(problems))
     root = Path(path).expanduser()
+    limit_mb = limits.max_corpus_mb(max_mb)
+    budget = [limit_mb * 2**20, limit_mb]
     try:
         chosen = encodings.normalize_encoding(encoding)
     except ValueError as exc:
@@ -248,7 +279,7 @@ def load_corpus_steps(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str 
     for file in files:
         name = str(file.relative_to(root)) if folder else file.name
         try:
-            chunks = yield from _read_chunks(file, progress, total or 1, pacer)
+            chunks = yield from _read_chunks(file, progress, total or 1, pacer, budget)
             status = Progress(progress[0], total or 1, f"Decoding {name}")
             text, used, warning = yield from _decode(file, chunks, chosen, status)
         except UnusableFileError as problem:
@@ -284,20 +315,21 @@ def load_corpus_steps(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str 
 
 
 def load_corpus_job(path: str | Path, glob: str = DEFAULT_GLOB,
-                    encoding: str | None = None, cleaning: CleaningConfig | None = None
-                    ) -> JobSpec:
+                    encoding: str | None = None, cleaning: CleaningConfig | None = None,
+                    max_mb: int | None = None) -> JobSpec:
     """The loading job: ends with `JobFinished(result=Corpus)` (statistics included)."""
 
     def job(control) -> Iterator[Event]:
         corpus = yield from load_corpus_steps(path, glob=glob, encoding=encoding,
-                                              cleaning=cleaning)
+                                              cleaning=cleaning, max_mb=max_mb)
         yield JobFinished(result=corpus)
 
     return JobSpec(f"Loading {Path(path).name}", job)
 
 
 def load_corpus(path: str | Path, glob: str = DEFAULT_GLOB, encoding: str | None = None,
-                cleaning: CleaningConfig | None = None) -> Corpus:
+                cleaning: CleaningConfig | None = None, max_mb: int | None = None) -> Corpus:
     """Load without a job (scripts, the headless CLI); raises UserFacingError on bad input."""
-    steps = load_corpus_steps(path, glob=glob, encoding=encoding, cleaning=cleaning)
+    steps = load_corpus_steps(path, glob=glob, encoding=encoding, cleaning=cleaning,
+                              max_mb=max_mb)
     return run_to_end(steps)

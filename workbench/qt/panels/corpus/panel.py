@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QMenu,
     QPushButton,
+    QSpinBox,
     QTabWidget,
     QToolButton,
     QVBoxLayout,
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
 from workbench.core.config.cleaning import CleaningConfig
 from workbench.core.config.fields import from_dict, to_dict
 from workbench.core.config.tokenizer import TokenizerConfig
+from workbench.core.corpus import limits
 from workbench.core.corpus.encodings import ENCODING_CHOICES
 from workbench.core.corpus.loading import DEFAULT_GLOB, DOCUMENT_SEPARATOR, Corpus
 from workbench.core.resources import default_corpus_path, full_corpus_path, resource_path
@@ -130,15 +132,26 @@ class CorpusPanel(Panel):
         self.encoding.addItems(ENCODING_CHOICES)
         self.encoding.setToolTip("auto: UTF-8, or detected with a warning. Choose one when "
                                  "letters look wrong, then Reload.")
+        self.max_mb = QSpinBox()
+        self.max_mb.setRange(1, max(limits.total_memory_bytes() // 2**20, 1))
+        self.max_mb.setSuffix(" MB")
+        self.max_mb.setValue(limits.max_corpus_mb())
+        self.max_mb.setToolTip(
+            "Loading stops with a message when the text (after decompression) would be larger. "
+            f"Default {limits.default_max_corpus_mb():,} MB, a sixteenth of this computer's "
+            "memory: the text, its token ids (8 bytes each) and the model take many times its "
+            "size. Only regular files are read (not pipes or devices).")
         reload = QPushButton("Reload")
         reload.setToolTip("Load the current corpus again with this filter and encoding")
         reload.clicked.connect(self.reload)
         self.options_row = QHBoxLayout()
-        for widget in (QLabel("Filter:"), self.glob, QLabel("Encoding:"), self.encoding, reload):
+        for widget in (QLabel("Filter:"), self.glob, QLabel("Encoding:"), self.encoding,
+                       QLabel("Largest corpus:"), self.max_mb, reload):
             self.options_row.addWidget(widget)
         self.options_row.setStretch(1, 1)
         self.glob.textChanged.connect(self._publish_options)
         self.encoding.currentTextChanged.connect(self._publish_options)
+        self.max_mb.valueChanged.connect(self._publish_options)
         self._publish_options()
 
     def menu_actions(self) -> list[QAction]:
@@ -152,7 +165,8 @@ class CorpusPanel(Panel):
 
     def options(self) -> dict:
         return {"glob": self.glob.text().strip() or DEFAULT_GLOB,
-                "encoding": self.encoding.currentText().strip(), "cleaning": self.cleaning}
+                "encoding": self.encoding.currentText().strip(), "cleaning": self.cleaning,
+                "max_mb": self.max_mb.value()}
 
     def _publish_options(self, *_args) -> None:
         self.controller.corpus_options = self.options()

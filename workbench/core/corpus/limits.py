@@ -1,0 +1,90 @@
+"""How much text a corpus may hold, and which files may be read at all.
+
+A corpus costs memory many times its size: the raw bytes while decoding, the text (1-4 bytes
+a character), and 8 bytes per token id (a character tokenizer makes one per character), before
+any model. So the default limit is a sixteenth of this computer's memory, counted on the text
+after decompression (a 2 MB .gz can hold 2 GB) and checked while reading, so an oversized file
+stops early with a message instead of exhausting memory. The limit is a setting (the Corpus
+panel's "Largest corpus" box, `WORKBENCH_MAX_CORPUS_MB` for the CLI).
+
+Only regular files are read: a FIFO blocks until a writer appears (and cannot be cancelled),
+/dev/zero never ends. The check happens on the opened descriptor (opened non-blocking, so a
+FIFO without a writer does not hang the open itself).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+LIMIT_ENV = "WORKBENCH_MAX_CORPUS_MB"
+MEMORY_SHARE = 16  # the default limit is total memory / MEMORY_SHARE
+FLOOR_MB = 64
+
+
+def total_memory_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        import psutil
+
+        return int(psutil.virtual_memory().total)
+
+
+def default_max_corpus_mb() -> int:
+    return max(FLOOR_MB, total_memory_bytes() // MEMORY_SHARE // 2**20)
+
+
+def max_corpus_mb(chosen: int | None = None) -> int:
+    """The limit in force: the one chosen (the panel's box), else the environment's, else the
+    default share of memory."""
+    if chosen:
+        return int(chosen)
+    try:
+        return int(os.environ[LIMIT_ENV])
+    except (KeyError, ValueError):
+        return default_max_corpus_mb()
+
+
+def limit_advice(limit_mb: int) -> str:
+    return (f"The corpus limit is {limit_mb:,} MB of text (after decompression). Raise "
+            "'Largest corpus' in the Corpus panel (or set WORKBENCH_MAX_CORPUS_MB) if this "
+            "computer has the memory, or load a part of the text.")
+
+
+def open_regular(path: Path):
+    """Open `path` for reading in binary, refusing anything but a regular file; raises
+    `NotRegularFileError` (a FIFO, device or socket) or OSError."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    handle = os.open(path, flags)
+    try:
+        mode = os.fstat(handle).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(_kind(mode))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(handle, True)
+        return os.fdopen(handle, "rb")
+    except BaseException:
+        os.close(handle)
+        raise
+
+
+class NotRegularFileError(OSError):
+    """A path that is not a regular file; `kind` says what it is."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "not a regular file"
