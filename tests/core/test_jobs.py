@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from workbench.core.events import JobCancelled, JobFailed, JobFinished, JobStarted, Progress
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError, drive
 
@@ -84,13 +86,35 @@ def test_exception_becomes_readable_job_failed():
     assert "Traceback" in events[-1].detail
 
 
-def test_unexpected_exception_names_its_type():
+def test_unexpected_exception_is_a_written_message_with_the_type_in_the_details():
     def job(control):
         raise ZeroDivisionError("division by zero")
         yield  # pragma: no cover
 
-    events = list(drive(JobSpec("bad", job), JobControl()))
-    assert events[-1].message == "ZeroDivisionError: division by zero"
+    events = list(drive(JobSpec("Counting words", job), JobControl()))
+    failed = events[-1]
+    assert failed.message.startswith("Something went wrong that the app did not expect while "
+                                     "counting words. Try again")
+    assert "ZeroDivisionError" not in failed.message
+    assert "ZeroDivisionError: division by zero" in failed.detail
+    assert failed.error_type == "ZeroDivisionError"
+
+
+@pytest.mark.parametrize("error, expected", [
+    (OSError(28, "No space left on device", "/runs/a/metrics.jsonl"), "The disk is full while "
+     "saving: a file could not be written (/runs/a/metrics.jsonl). Free some space"),
+    (OSError(30, "Read-only file system"), "The folder is on a read-only disk while saving"),
+    (PermissionError(13, "Permission denied", "/x"), "Permission denied while saving (/x)."),
+    (MemoryError(), "The computer ran out of memory while saving. Close other programs"),
+])
+def test_disk_full_read_only_and_memory_errors_say_what_to_do(error, expected):
+    def job(control):
+        raise error
+        yield  # pragma: no cover
+
+    failed = list(drive(JobSpec("Saving", job), JobControl()))[-1]
+    assert failed.message.startswith(expected)
+    assert "Errno" not in failed.message and "Error" not in failed.message
 
 
 def test_check_inside_a_long_inner_loop_cancels():

@@ -83,7 +83,8 @@ def test_exception_surfaces_as_message_and_app_stays_up(qtbot):
 
     with qtbot.waitSignal(controller.error, timeout=5000) as blocker:
         controller.run_job(JobSpec("broken", broken))
-    assert blocker.args[0] == "ValueError: the corpus has no text"
+    assert blocker.args[0].startswith("Something went wrong that the app did not expect")
+    assert "ValueError: the corpus has no text" in blocker.args[1]  # the Details
     qtbot.waitUntil(lambda: not controller.jobs.busy, timeout=5000)
     # the runner is usable again
     results = []

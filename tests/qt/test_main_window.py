@@ -110,12 +110,13 @@ def test_job_error_shows_message_and_window_stays_usable(qtbot, settings):
 
     def broken(control):
         yield Progress(0, 1)
-        raise OSError("disk on fire")
+        raise OSError(28, "No space left on device")
 
     with qtbot.waitSignal(window.controller.error, timeout=5000):
         window.controller.run_job(JobSpec("broken", broken))
     qtbot.waitUntil(lambda: not window.controller.jobs.busy, timeout=5000)
     boxes = [b for b in window.findChildren(QMessageBox) if b.isVisible()]
-    assert any("OSError: disk on fire" in b.text() for b in boxes)
+    assert any(b.text().startswith("The disk is full while broken") for b in boxes)
+    assert all("OSError" not in b.text() and "OSError" in b.detailedText() for b in boxes)
     with qtbot.waitSignal(window.controller.corpus_changed, timeout=5000):
         window.open_corpus("/data/ok.txt")

@@ -47,7 +47,8 @@ class JobCancelledError(Exception):
 class UserFacingError(Exception):
     """A failure whose message is written for the user (a bad file, an invalid setting).
 
-    The driver shows its text as is; any other exception is shown with its type name.
+    The driver shows its text as is; any other exception becomes a written message
+    (`user_message`), its type and traceback kept for the Details.
     """
 
 
@@ -101,12 +102,45 @@ class JobSpec(Generic[Result]):
     stop_note: str = ""
 
 
-def describe_exception(exc: BaseException) -> str:
-    """The one-line message a user sees for a failed job."""
+def describe_exception(exc: BaseException, doing: str = "") -> str:
+    """The message a user sees for a failure: what happened and what to do, in words. No
+    exception type name and no traceback (those go to the message box's Details)."""
+    return user_message(exc, doing)
+
+
+# errno codes whose meaning a user can act on (numbers, not names: Windows lacks some names)
+_DISK_FULL = {28, 122}  # ENOSPC, EDQUOT
+_READ_ONLY = {30}  # EROFS
+_NOT_ALLOWED = {1, 13}  # EPERM, EACCES
+_MISSING = {2, 20}  # ENOENT, ENOTDIR
+
+
+def user_message(exc: BaseException, doing: str = "") -> str:
+    """A written message for any exception. `doing` names the work ('Training lstm')."""
     if isinstance(exc, UserFacingError):
         return str(exc)
-    text = str(exc) or "no details"
-    return f"{type(exc).__name__}: {text}"
+    where = f" while {doing[0].lower()}{doing[1:]}" if doing else ""
+    if isinstance(exc, MemoryError):
+        return (f"The computer ran out of memory{where}. Close other programs, or use a "
+                "smaller corpus, model or batch, and try again.")
+    if isinstance(exc, OSError):
+        name = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        if exc.errno in _DISK_FULL:
+            return (f"The disk is full{where}: a file could not be written{name}. Free some "
+                    "space and try again; files already saved are intact.")
+        if exc.errno in _READ_ONLY:
+            return (f"The folder is on a read-only disk{where}, so nothing could be "
+                    f"written{name}. Choose a folder you can write to.")
+        if exc.errno in _NOT_ALLOWED:
+            return (f"Permission denied{where}{name}. Check the permissions of the file or "
+                    "folder, or choose another one.")
+        if exc.errno in _MISSING:
+            return f"A file or folder is missing{where}{name}. Check that it still exists."
+        reason = exc.strerror or "an input/output error"
+        return (f"The operating system reported {reason.lower()}{where}{name}. Check the "
+                "disk or the network folder and try again.")
+    return (f"Something went wrong that the app did not expect{where}. Try again; if it "
+            "happens again, the Details hold what a developer needs to fix it.")
 
 
 def drive(spec: JobSpec, control: JobControl) -> Iterator[Event]:
@@ -137,7 +171,7 @@ def drive(spec: JobSpec, control: JobControl) -> Iterator[Event]:
         yield JobCancelled()
     except Exception as exc:  # noqa: BLE001 - a job's failure must never kill the app
         yield JobFailed(
-            message=describe_exception(exc),
+            message=describe_exception(exc, spec.title),
             detail=traceback.format_exc(),
             error_type=type(exc).__name__,
         )

@@ -64,7 +64,7 @@ class ModelStepper:
     def start(self, prompt_ids: list[int]) -> tuple[np.ndarray, Any]:
         window = prompt_ids[-self.context:]
         logits, state = self._run(window, None)
-        return logits, (state, tuple(window))
+        return _finite(logits), (state, tuple(window))
 
     def step(self, carried: Any, token: int) -> tuple[np.ndarray, Any]:
         state, window = carried
@@ -73,7 +73,18 @@ class ModelStepper:
             logits, new_state = self._run(list(window), None)
         else:
             logits, new_state = self._run([token], state)
-        return logits, (new_state, window)
+        return _finite(logits), (new_state, window)
+
+
+def _finite(logits: np.ndarray) -> np.ndarray:
+    """NaN or infinite outputs (damaged weights, a diverged snapshot) cannot be sampled from:
+    say so, instead of a sampler failing deep inside."""
+    if not np.isfinite(logits).all():
+        raise UserFacingError(
+            "The model's outputs are not numbers (NaN or infinity), so it cannot generate: its "
+            "weights are damaged or training had diverged when this snapshot was taken. Open "
+            "another checkpoint (the run's best) or train again with a lower learning rate.")
+    return logits
 
 
 def _stats(index: int, token: int, logits: np.ndarray, temperature: float, tokenizer,

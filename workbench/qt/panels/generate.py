@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import traceback
 from typing import Any, ClassVar
 
 from PySide6.QtCore import Qt, QTimer, Slot
@@ -39,6 +40,7 @@ from workbench.core.config.generation import (
     describe_settings,
 )
 from workbench.core.events import JobFailed, Progress, TokenGenerated
+from workbench.core.jobs import user_message
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, row
 from workbench.qt.widgets.checkpoint_open import ask_checkpoint_path, open_checkpoint
@@ -216,7 +218,7 @@ class GeneratePanel(Panel):
             spec = self.controller.backend.inspection.generation_job(
                 self.snapshot, prompt, config, clamp)
         except Exception as exc:  # noqa: BLE001 - bad settings: say what to change
-            self.controller.report_error(str(exc))
+            self.controller.report_error(user_message(exc), traceback.format_exc())
             return False
         self.tokens, self.prompt_used, self._config = [], prompt, config
         self._clamp, self._source = clamp, self.snapshot.label

@@ -11,6 +11,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+from workbench.core.jobs import user_message
+
 CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.json);;All files (*)"
 
 
@@ -25,6 +27,6 @@ def open_checkpoint(controller, path: str, on_result: Callable[[Any], None]) -> 
     try:
         spec = controller.backend.inspection.load_checkpoint_job(path)
     except Exception as exc:  # noqa: BLE001 - a bad path is reported, never raised
-        controller.report_error(str(exc))
+        controller.report_error(user_message(exc))
         return False
     return controller.run_query(spec, on_result=on_result)

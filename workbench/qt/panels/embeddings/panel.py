@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.config.embeddings import EmbeddingConfig
 from workbench.core.events import EpochEnded
-from workbench.core.jobs import UserFacingError
+from workbench.core.jobs import UserFacingError, user_message
 from workbench.core.resources import resource_path
 from workbench.qt.panel import Panel
 from workbench.qt.panels.embeddings.epoch_plots import EpochPlots
@@ -229,7 +229,7 @@ class EmbeddingsPanel(Panel):
         try:
             spec = self.controller.backend.embeddings.export_job(self.vectors, path, fmt)
         except UserFacingError as exc:
-            self.controller.report_error(f"Could not export to {path}: {exc}")
+            self.controller.report_error(f"Could not export to {path}. {user_message(exc)}")
             return False
 
         def done(written: list[str]) -> None:
