@@ -3,7 +3,12 @@ training gives up with a clear message after three tries."""
 
 from __future__ import annotations
 
+import json
+import math
+from pathlib import Path
+
 import pytest
+import torch
 from training_fixtures import build_tiny, events_of, of_type, tiny_request
 
 from workbench.core.events import DivergenceHandled, JobFailed, JobFinished, StepLogged
@@ -81,3 +86,67 @@ def test_a_spike_below_the_clipping_threshold_is_no_divergence():
     unfloored.norms_seen, unfloored.norm_average = 50, 0.004
     assert "gradient norm" in unfloored.problem(0.002, 0.16)
     assert "gradient norm" in guard.problem(0.002, 1.5)
+def _steady_blow_up(request, from_call: int, factor: float = 6.0):
+    """Scale the logits of every training forward from `from_call` on: the loss stays finite
+    and the gradients steady, but it sits far above a uniform guess (as at too high a rate)."""
+
+    def build(config):
+        model = build_tiny(config)
+        original = model.forward
+        counter = [0]
+
+        def forward(tokens, state=None):
+            logits, state = original(tokens, state)
+            counter[0] += int(model.training)
+            if model.training and counter[0] >= from_call:
+                logits = logits * 0 + factor * torch.randn_like(logits)
+            return logits, state
+
+        model.forward = forward
+        return model
+
+    request.hooks.build = build
+    return request
+
+
+def test_a_steady_blow_up_above_the_uniform_loss_is_divergence_not_done(tmp_path):
+    request = _steady_blow_up(tiny_request(tmp_path, max_steps=80, spike_factor=0.0), 30)
+    events = events_of(request)
+    handled = of_type(events, DivergenceHandled)
+    assert handled and "above" in handled[0].reason and "uniform guess" in handled[0].reason
+    assert isinstance(events[-1], JobFailed)  # it never recovers: a message, not "done"
+    assert "diverged" in events[-1].message
+    uniform = math.log(request.data.vocab_size)
+    best = [e for e in events if type(e).__name__ == "CheckpointSaved" and e.kind == "best"]
+    for saved in best:
+        meta = json.loads(Path(saved.path).read_text())
+        assert meta["metrics"]["val_loss"] < uniform
+
+
+def test_a_validation_worse_than_uniform_is_never_best(tmp_path):
+    request = _steady_blow_up(tiny_request(tmp_path, max_steps=20, eval_every=10,
+                                           spike_factor=0.0), 1, factor=0.0)
+    build = request.hooks.build  # trains at exactly the uniform loss: no divergence
+
+    def build_worse(config):
+        model = build(config)
+        with torch.no_grad():
+            model.out.bias.copy_(torch.arange(model.out.bias.numel()) * 3.0)  # confidently wrong
+        return model
+
+    request.hooks.build = build_worse
+    events = events_of(request)
+    assert not [e for e in events if type(e).__name__ == "CheckpointSaved" and e.kind == "best"]
+
+
+def test_rising_validation_with_rising_training_loss_rolls_back_to_the_best():
+    guard = DivergenceGuard(0.0, uniform_loss=4.0)
+    for val, train in ((2.0, 2.1), (1.8, 1.9), (1.9, 2.0), (2.0, 2.1)):
+        guard.interval = [train]
+        assert guard.validation_problem(val) == ""
+    guard.interval = [2.3]
+    assert "rose 3 times in a row" in guard.validation_problem(2.2)
+    overfitting = DivergenceGuard(0.0, uniform_loss=4.0)
+    for val, train in ((1.8, 1.9), (1.9, 1.8), (2.0, 1.7), (2.1, 1.6), (2.2, 1.5)):
+        overfitting.interval = [train]
+        assert overfitting.validation_problem(val) == ""  # training still improves

@@ -131,6 +131,12 @@ class Task(ABC):
         """False when the data has too few held-out examples to validate on."""
         return True
 
+    def uniform_loss(self) -> float | None:
+        """The loss of a uniform guess over the outputs (ln of their number), which a trained
+        model must beat: the divergence guard calls a loss well above it a blow-up, and no
+        'best' checkpoint is one above it. None when the task has no such bound."""
+        return None
+
     @abstractmethod
     def evaluate(self, model: torch.nn.Module, amp: bool) -> Evaluation:
         """Validation on the held-out examples (the same ones every time)."""

@@ -11,6 +11,7 @@ perplexity exp(L) and bits L / ln 2; the preview is text sampled from a held-out
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Generator, Iterator
 
 import numpy as np
@@ -67,6 +68,9 @@ class LanguageModelTask(Task):
 
     def vocabulary(self) -> dict:
         return self.data.tokenizer.to_dict()
+
+    def uniform_loss(self) -> float:
+        return math.log(max(self.data.vocab_size, 2))  # ln |V| nats per token
 
     def build_model(self, model_config, build: Callable):
         model = build(dataclasses.replace(model_config, vocab_size=self.data.vocab_size))

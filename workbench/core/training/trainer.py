@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +118,8 @@ class Trainer:
         self.task.validation_shard(ctx.rank, ctx.world_size)
         self.optimizer = make_optimizer(self.model, config)
         self.train_model = ctx.wrap(self.model)  # DDP averages the gradients under torchrun
-        self.guard = DivergenceGuard(config.spike_factor, floor=config.grad_clip)
+        self.guard = DivergenceGuard(config.spike_factor, self.task.uniform_loss(),
+                                     config.warmup_steps, floor=config.grad_clip)
         self.step = 0
         self.tokens_seen = 0
         self.elapsed_before = 0.0
@@ -248,7 +249,7 @@ class Trainer:
                 self.step += 1
                 self.tokens_seen += batch.tokens
                 self.guard.record_good(self.step, norm, model, self.optimizer, self.carry,
-                                       self.tokens_seen)
+                                       self.tokens_seen, loss_value)
                 window_loss += loss_value
                 window_clips += int(norm > limit)
                 window_steps += 1
@@ -266,8 +267,10 @@ class Trainer:
                             f"Step {self.step}/{config.max_steps}, loss {loss_value:.3f}"))
                     window_loss, window_clips, window_steps = 0.0, 0, 0
                     window_start, window_tokens = now, self.tokens_seen
-                if (self.step % config.eval_every == 0 or last) and task.has_validation():
-                    yield from self._validate()
+                validate = (self.step % config.eval_every == 0 or last) and task.has_validation()
+                if validate and (yield from self._validate()):
+                    window_loss, window_clips, window_steps = 0.0, 0, 0
+                    continue  # rolled back to the best validation
                 if config.sample_every and (self.step % config.sample_every == 0 or last):
                     yield from self._emit(SampleGenerated(self.step,
                                                           task.preview(model, self.step)))
@@ -300,7 +303,8 @@ class Trainer:
             self.log.close()
             self.ctx.close(together)
 
-    def _validate(self) -> Iterator[Event]:
+    def _validate(self) -> Generator[Event, None, bool]:
+        """Validate, snapshot, keep 'best'; returns True when it rolled training back."""
         # each rank scores its share of the held-out examples; the task merges the shares
         result = self.task.merge_evaluations(self.ctx.gather(
             self.task.evaluate(self.model, self.amp)))
@@ -314,9 +318,24 @@ class Trainer:
         snapshot = dataclasses.replace(snapshot, task=task_config_to_dict(self.task.config),
                                        run_dir=str(self.run_dir))
         yield from self._emit(SnapshotReady(snapshot))
-        if result.loss < self.best_val:
+        problem = self.guard.validation_problem(result.loss)
+        if problem:
+            step = self.step
+            good = self.guard.roll_back(step, problem, self.model, self.optimizer, to_best=True)
+            self.step, self.carry, self.tokens_seen = good.step, _clone(good.state), \
+                good.tokens_seen
+            new_lr = lr_at(self.config, self.step, self.guard.lr_scale)
+            yield from self._emit(DivergenceHandled(step, problem, new_lr, self.guard.tries,
+                                                    good.step))
+            return True
+        # a loss worse than a uniform guess is never 'best', however it compares
+        uniform = self.guard.uniform_loss
+        if result.loss < self.best_val and (uniform is None or result.loss < uniform):
             self.best_val = result.loss
+            self.guard.keep_best(self.step, self.model, self.optimizer, self.carry,
+                                 self.tokens_seen)
             yield from self._emit(self._save("best", metrics))
+        return False
 
 
 def _clone(state):
