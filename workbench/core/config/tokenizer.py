@@ -70,11 +70,11 @@ class TokenizerConfig:
             problems.append("Validation and test shares together must leave at least 10% "
                             "for training.")
         if self.kind == "word":
-            import re
+            import regex  # the engine the word tokenizer runs it in (with a time limit)
 
             try:
-                re.compile(self.word_pattern)
-            except re.error as exc:
+                regex.compile(self.word_pattern)
+            except (regex.error, TypeError) as exc:
                 problems.append(f"Word pattern is not a valid regular expression: {exc}.")
         return problems
 

@@ -21,6 +21,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from workbench.core.jobs import UserFacingError
+
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
 SPECIAL_TOKENS = ("<pad>", "<unk>", "<bos>", "<eos>")
 SPECIAL_IDS = frozenset((PAD, UNK, BOS, EOS))
@@ -154,6 +156,23 @@ class CharTokenizer(_TableTokenizer):
         return self._described({"kind": self.kind, "symbols": self.symbols})
 
 
+# Word patterns run in the `regex` module (Python's `re` syntax and Unicode classes) with a
+# time limit in processor seconds; a normal pattern needs well under a second per megabyte.
+PATTERN_SECONDS = 2.0
+PATTERN_SECONDS_PER_CHAR = 2e-6
+
+
+def compile_word_pattern(pattern: str):
+    """A word pattern compiled for `WordTokenizer`; `UserFacingError` when it is invalid."""
+    import regex
+
+    try:
+        return regex.compile(pattern)
+    except (regex.error, TypeError) as exc:
+        raise UserFacingError(f"The word pattern {pattern!r} is not a valid regular "
+                              f"expression: {exc}. Fix it, or use the default pattern.") from None
+
+
 _NO_SPACE_BEFORE = re.compile(r" ([,.;:!?)\]}'\n])")
 _NO_SPACE_AFTER = re.compile(r"([(\[{\n]) ")
 
@@ -165,10 +184,22 @@ class WordTokenizer(_TableTokenizer):
         super().__init__(symbols)
         self.pattern = pattern
         self.lowercase = lowercase
-        self._regex = re.compile(pattern)
+        self._regex = compile_word_pattern(pattern)
 
     def words(self, text: str) -> list[str]:
-        return self._regex.findall(text.lower() if self.lowercase else text)
+        """The words of `text`, within a time limit: a pattern that backtracks
+        catastrophically ((a|aa)+$ on a long run of a's) would otherwise run for hours, and no
+        Cancel can stop a regular expression midway."""
+        limit = PATTERN_SECONDS + PATTERN_SECONDS_PER_CHAR * len(text)
+        try:  # concurrent: the match releases the interpreter, so the window keeps drawing
+            return self._regex.findall(text.lower() if self.lowercase else text,
+                                       timeout=limit, concurrent=True)
+        except TimeoutError:
+            raise UserFacingError(
+                f"The word pattern {self.pattern!r} took over {limit:.0f} s of processor time "
+                f"on {len(text):,} characters: it backtracks catastrophically (nested or "
+                r"overlapping repetition such as (a|aa)+ or (\w+\s?)*). Simplify it, or use "
+                "the default pattern.") from None
 
     @classmethod
     def train(cls, text: str | Iterable[str], pattern: str, lowercase: bool = False,
