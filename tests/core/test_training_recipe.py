@@ -45,9 +45,9 @@ def test_relative_corpus_path_is_relative_to_the_recipe(tmp_path):
 @pytest.mark.parametrize("text, message", [
     ("[corpus\n", "is not valid TOML"),
     ('[model]\narch = "lstm"\n', r"has no \[corpus\] table"),
-    ('[corpus]\nresource = "x"\n[model]\narch = "mamba"\n', "Unknown architecture 'mamba'"),
+    ('[corpus]\nresource = "x"\n[model]\narch = "mamba"\n', "unknown architecture 'mamba'"),
     ('[corpus]\nresource = "x"\n[model]\narch = "lstm"\n[training]\nlr = -1\n',
-     r"\[training\]: Learning rate must be at least"),
+     r"\[training\]: 'lr' must be a number from 1e-06 to 10, not -1"),
     ('[corpus]\n[model]\narch = "lstm"\n', "needs 'resource' or 'path'"),
 ])
 def test_bad_recipes_name_the_file_and_the_problem(tmp_path, text, message):

@@ -194,12 +194,25 @@ class InspectionBackend:
 
 
 def snapshot_from_checkpoint(path: Path) -> Snapshot:
+    """A checkpoint as a snapshot, once its metadata passed its schema, the model it
+    describes matched its tensors (built on the meta device: nothing allocated) and fits in
+    memory."""
+    from workbench.core.config.models import config_from_dict
+    from workbench.core.models import build_model
+    from workbench.core.training import model_budget
+    from workbench.core.training.checkpoint_meta import check_meta
     from workbench.core.training.checkpoints import load_checkpoint
 
     if path.is_dir() and (path / "checkpoints").is_dir():
         path = path / "checkpoints"
     checkpoint = load_checkpoint(path)
     meta = checkpoint.meta
+    where = f"The checkpoint {path.name}"
+    check_meta(meta, where)
+    shapes = model_budget.shapes_on_meta(lambda: build_model(config_from_dict(
+        meta["model_config"])))
+    model_budget.check_fits(shapes, checkpoint.model, where)
+    model_budget.check_memory(shapes, model_budget.INFERENCE_BYTES, f"Opening {path.name}")
     weights = {k: v.detach().cpu().numpy() for k, v in checkpoint.model.items()}
     folder = path if path.is_dir() else path.parent  # .../run/checkpoints
     run_dir = folder.parent if (folder.parent / "metrics.jsonl").is_file() else folder

@@ -14,8 +14,9 @@ sha256 = "…"                             # of the corpus text; a mismatch is r
 ```
 A recipe without a [task] table is a language-model recipe (every recipe made before tasks
 existed). A task that brings its own data (a generator, a file of pairs named in [task]) needs
-no [corpus]. `load_recipe` validates every table and raises `UserFacingError` naming the file
-and field.
+no [corpus]. `load_recipe` validates every table against the schema derived from its config
+dataclass (core/config/schema.py: types, ranges, choices, unknown keys with "did you mean")
+and raises `UserFacingError` naming the file, table and key.
 """
 
 from __future__ import annotations
@@ -28,16 +29,19 @@ from typing import Any
 
 import tomli_w
 
-from workbench.core.config.cleaning import CleaningConfig, cleaning_from_dict, cleaning_to_dict
+from workbench.core.config import schema
+from workbench.core.config.cleaning import CleaningConfig, cleaning_to_dict
 from workbench.core.config.fields import to_dict
-from workbench.core.config.models import config_from_dict, config_to_dict
+from workbench.core.config.models import MODEL_CONFIGS, architectures, config_to_dict
 from workbench.core.config.tasks import (
+    DEFAULT_TASK,
     LanguageModelTaskConfig,
-    task_config_from_dict,
     task_config_to_dict,
+    task_config_type,
+    task_names,
 )
-from workbench.core.config.tokenizer import TokenizerConfig, tokenizer_config_from_dict
-from workbench.core.config.training import TrainingConfig, training_config_from_dict
+from workbench.core.config.tokenizer import TokenizerConfig
+from workbench.core.config.training import TrainingConfig
 from workbench.core.jobs import UserFacingError
 from workbench.core.resources import resource_path, resources_root
 
@@ -106,64 +110,75 @@ def save_recipe(recipe: Recipe, path: str | Path) -> Path:
     return path
 
 
+RECIPE_KEYS = ("name", "seed", "corpus", "task", "tokenizer", "model", "training")
+CORPUS_KEYS = ("resource", "path", "sha256", "cleaning")
+
+
 def parse_recipe(text: str, source: str = "recipe", base: Path | None = None) -> Recipe:
+    """A recipe from TOML, every table checked against its config's schema (schema.py):
+    types, ranges, choices and unknown keys, each named with what it must be."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UserFacingError(f"{source} is not valid TOML: {exc}. Fix the file.") from None
+    schema.known_keys(data, RECIPE_KEYS, source)
     if not isinstance(data.get("model"), dict):
         raise UserFacingError(f"{source} has no [model] table. Add one (see the presets in "
                               "resources/recipes/).")
+    for table in ("task", "corpus", "tokenizer", "training"):
+        if table in data and not isinstance(data[table], dict):
+            raise UserFacingError(f"{source}: '{table}' must be a table ([{table}]).")
     task_table = data.get("task", {})
-    if not isinstance(task_table, dict):
-        raise UserFacingError(f"{source}: 'task' must be a table ([task] with name = ...).")
-    try:
-        task = task_config_from_dict(task_table)
-    except (ValueError, TypeError) as exc:
-        raise UserFacingError(f"{source}, [task]: {exc}") from None
+    name = schema.chosen("task", task_table.get("name", DEFAULT_TASK), task_names(),
+                         f"{source}, [task] name")
+    task = schema.validated(task_config_type(name), task_table, f"{source}, [task]",
+                            ignore=("name",))
     corpus_path, is_resource, corpus = "", False, data.get("corpus")
     if corpus is None and not task.needs_corpus:
         corpus = {}
     elif not isinstance(corpus, dict):
         raise UserFacingError(f"{source} has no [corpus] table. Add one (see the presets in "
                               "resources/recipes/).")
-    elif "resource" in corpus:
-        corpus_path, is_resource = str(corpus["resource"]), True
+    else:
+        schema.known_keys(corpus, CORPUS_KEYS, f"{source}, [corpus]")
+        if not all(isinstance(v, str) for k, v in corpus.items() if k != "cleaning"):
+            raise UserFacingError(f"{source}, [corpus]: resource, path and sha256 are text.")
+    if "resource" in corpus:
+        corpus_path, is_resource = corpus["resource"], True
     elif "path" in corpus:
-        location = Path(str(corpus["path"])).expanduser()
+        location = Path(corpus["path"]).expanduser()
         if not location.is_absolute() and base is not None:
             # absolute from here on: the run folder keeps a copy of the recipe, and a path
             # relative to where this one was read means nothing there (resume failed)
             location = (base / location).absolute()
         corpus_path, is_resource = str(location), False
-    else:
+    elif task.needs_corpus:
         raise UserFacingError(f"{source}: [corpus] needs 'resource' or 'path'.")
-    try:
-        model = config_from_dict(dict(data["model"]))
-    except (ValueError, TypeError) as exc:
-        raise UserFacingError(f"{source}, [model]: {exc}") from None
-    try:
-        tokenizer = tokenizer_config_from_dict(dict(data.get("tokenizer", {})))
-        training_data = dict(data.get("training", {}))
-        if "seed" in data:
-            training_data["seed"] = data["seed"]
-        training = training_config_from_dict(training_data)
-    except TypeError as exc:
-        raise UserFacingError(f"{source}: {exc}") from None
+    model_table = data["model"]
+    arch = schema.chosen("architecture", model_table.get("arch"), architectures(),
+                         f"{source}, [model] arch")
+    model = schema.validated(MODEL_CONFIGS[arch], model_table, f"{source}, [model]",
+                             ignore=("arch",))
+    tokenizer = schema.validated(TokenizerConfig, data.get("tokenizer", {}),
+                                 f"{source}, [tokenizer]")
+    training_data = dict(data.get("training", {}))
+    if "seed" in data:
+        training_data["seed"] = data["seed"]
+    training = schema.validated(TrainingConfig, training_data, f"{source}, [training]")
+    if not isinstance(data.get("name", "run"), str):
+        raise UserFacingError(f"{source}: 'name' must be text.")
     tables = (("task", task), ("model", model), ("tokenizer", tokenizer), ("training", training))
     for table, config in tables:
         problems = config.problems()
         if problems:
             raise UserFacingError(f"{source}, [{table}]: " + " ".join(problems))
-    try:
-        cleaning = cleaning_from_dict(dict(corpus.get("cleaning", {})))
-    except (TypeError, ValueError) as exc:
-        raise UserFacingError(f"{source}, [corpus] cleaning: {exc}") from None
+    cleaning = schema.validated(CleaningConfig, corpus.get("cleaning", {}),
+                                f"{source}, [corpus.cleaning]")
     if cleaning.problems():
-        raise UserFacingError(f"{source}, [corpus] cleaning: " + " ".join(cleaning.problems()))
-    return Recipe(name=str(data.get("name", "run")), corpus_path=corpus_path, model=model,
+        raise UserFacingError(f"{source}, [corpus.cleaning]: " + " ".join(cleaning.problems()))
+    return Recipe(name=data.get("name", "run"), corpus_path=corpus_path, model=model,
                   tokenizer=tokenizer, training=training, corpus_resource=is_resource,
-                  corpus_sha256=str(corpus.get("sha256", "")), task=task, cleaning=cleaning)
+                  corpus_sha256=corpus.get("sha256", ""), task=task, cleaning=cleaning)
 
 
 def load_recipe(path: str | Path) -> Recipe:

@@ -45,6 +45,7 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
     """Continue a run from its latest checkpoint: to `max_steps` if given, else to its own
     step count, or, when it already got there, to `extend_to` (the GUI's Steps box).
     `threads` overrides the recipe's torch threads; `gui` False for a headless run."""
+    from workbench.core.training.checkpoint_meta import check_run_fields
     from workbench.core.training.checkpoints import load_resumable
 
     run_dir = Path(run_dir)
@@ -57,6 +58,7 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
     saved, fallback = load_resumable(run_dir / "checkpoints")
     if fallback:
         yield Notice(fallback)
+    check_run_fields(saved.meta, f"The checkpoint of {run_dir.name}")
     if not max_steps and extend_to and saved.step >= recipe.training.max_steps:
         max_steps = extend_to
     if max_steps:

@@ -57,7 +57,8 @@ from workbench.core.events import (
 )
 from workbench.core.jobs import JobCancelledError, JobControl, JobSpec, UserFacingError
 from workbench.core.tasks import build_task
-from workbench.core.training import checkpoints, runs
+from workbench.core.training import checkpoints, model_budget, runs
+from workbench.core.training.checkpoint_meta import check_run_fields
 from workbench.core.training.evaluation import ModelHooks
 from workbench.core.training.guard import DivergenceGuard
 from workbench.core.training.schedules import lr_at
@@ -106,6 +107,7 @@ class Trainer:
         self.device = ctx.device
         self.amp = config.bf16 and self.device.type == "cuda"
         self.task = build_task(request.task_config, request.data)
+        self._check_budget(request)
         torch.manual_seed(config.seed)
         self.model = self.task.build_model(request.model_config, self.hooks.build)
         self.model = self.model.to(self.device)
@@ -139,10 +141,22 @@ class Trainer:
         self._progress_at = -PROGRESS_EVERY_S
         self.control: JobControl | None = None  # looked at before every step when given
 
+    def _check_budget(self, request: TrainRequest) -> None:
+        """Refuse a model that cannot fit in memory before allocating it (model_budget.py)."""
+        try:
+            shapes = model_budget.shapes_on_meta(
+                lambda: self.task.build_model(request.model_config, self.hooks.build))
+        except UserFacingError:
+            raise
+        except Exception:  # noqa: BLE001 - a builder that cannot build on 'meta': no estimate
+            return
+        model_budget.check_memory(shapes, model_budget.TRAINING_BYTES, "Training this model")
+
     # --- resume and checkpoints -----------------------------------------------------------------
 
     def _resume(self) -> None:
         saved, _ = checkpoints.load_resumable(self.checkpoint_dir)  # recipe_run says which
+        check_run_fields(saved.meta, f"The checkpoint of {self.run_dir.name}")
         checkpoints.load_weights_into(self.model, saved, f"checkpoint in {self.run_dir}")
         self.optimizer.load_state_dict(saved.optimizer)
         meta = saved.meta

@@ -1,0 +1,86 @@
+"""A checkpoint's metadata checked by schema before anything is built from it.
+
+The JSON beside the weights says which model to build, with which tokenizer, from which step.
+A damaged or edited file must not reach torch as raw errors (a KeyError for a missing key, a
+negative step that wiped the curves and trained with a negative learning rate). The model,
+training and task tables go through the schemas derived from their config dataclasses
+(core/config/schema.py); the run's own fields through the one below. Unknown keys are errors.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pydantic
+
+from workbench.core.config import schema
+from workbench.core.config.models import MODEL_CONFIGS, architectures
+from workbench.core.config.tasks import DEFAULT_TASK, task_config_type, task_names
+from workbench.core.config.training import TrainingConfig
+from workbench.core.jobs import UserFacingError
+
+TOKENIZER_KINDS = ("char", "word", "bpe")
+
+
+class RunFields(pydantic.BaseModel):
+    """The fields a checkpoint records about its run (besides the config tables)."""
+
+    model_config = pydantic.ConfigDict(extra="forbid", strict=True)
+
+    format: str
+    step: int = pydantic.Field(ge=0)
+    kind: str = "latest"
+    tokens_seen: int = pydantic.Field(0, ge=0)
+    elapsed_s: float = pydantic.Field(0.0, ge=0, allow_inf_nan=False)
+    best_val: float = math.inf  # inf before the first validation
+    lr_scale: float = pydantic.Field(1.0, gt=0, le=1, allow_inf_nan=False)
+    metrics: dict[str, float] = {}
+    run_name: str = ""
+    weights_sha256: str = pydantic.Field(pattern=r"^[0-9a-f]{64}$")
+    weights: str = ""
+    state_parts: int = pydantic.Field(0, ge=0)
+    optimizer: dict[str, Any] = {}
+    tokenizer: dict[str, Any]
+    model_config_: dict[str, Any] = pydantic.Field(alias="model_config")
+    training: dict[str, Any] = {}
+    task: dict[str, Any] = {}
+
+
+def check_meta(meta: dict, where: str) -> None:
+    """`UserFacingError` naming what is wrong with a checkpoint's metadata: its run fields
+    and the model, training and task tables it asks to build."""
+    check_run_fields(meta, where)
+    model = meta["model_config"]
+    arch = schema.chosen("architecture", model.get("arch"), architectures(),
+                         f"{where}, model_config arch")
+    schema.validated(MODEL_CONFIGS[arch], model, f"{where}, model_config", ignore=("arch",))
+    if meta.get("training"):
+        schema.validated(TrainingConfig, meta["training"], f"{where}, training")
+    if meta.get("task"):
+        name = schema.chosen("task", meta["task"].get("name", DEFAULT_TASK), task_names(),
+                             f"{where}, task")
+        schema.validated(task_config_type(name), meta["task"], f"{where}, task",
+                         ignore=("name",))
+
+
+def check_run_fields(meta: dict, where: str) -> None:
+    """The run's own fields (step, counters, tokenizer kind) only: a resume builds its model
+    from the recipe and checks the weights against it tensor by tensor."""
+    try:
+        RunFields.model_validate(meta)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(part) for part in first["loc"]) or "?"
+        if first["type"] == "missing":
+            problem = f"the key '{key}' is missing"
+        elif first["type"] == "extra_forbidden":
+            problem = f"it has an unknown key '{key}'"
+        else:
+            problem = f"'{key}' is {schema._shown(first.get('input'))}: {first['msg'].lower()}"
+        raise UserFacingError(f"{where} cannot be used: {problem}. The file was damaged or "
+                              "edited; use another checkpoint.") from None
+    if meta["tokenizer"].get("kind") not in TOKENIZER_KINDS:
+        raise UserFacingError(f"{where} cannot be used: its tokenizer kind is "
+                              f"{schema._shown(meta['tokenizer'].get('kind'))}, not one of "
+                              f"{', '.join(TOKENIZER_KINDS)}. Use another checkpoint.")

@@ -1,0 +1,77 @@
+"""Checks before a model is built for real: does it fit in memory, and does it fit the weights
+it is about to receive?
+
+The model is first built on torch's "meta" device, which gives every tensor its shape and
+allocates nothing, so a recipe asking for 7.8 GB or a checkpoint whose metadata claims a
+vocabulary of 3 million is refused with a message before any memory goes, and a checkpoint
+whose config disagrees with its own tensors is named tensor by tensor instead of failing in
+torch.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from workbench.core.jobs import UserFacingError
+
+# bytes per parameter while training: float32 weights, gradients and AdamW's two moments
+TRAINING_BYTES = 16
+INFERENCE_BYTES = 8  # weights plus a working copy (snapshots keep a numpy copy)
+FREE_SHARE = 0.8  # of the memory available now, what a model may take
+
+
+def available_memory_bytes() -> int:
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    except ImportError:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+
+
+def shapes_on_meta(build: Callable[[Any], Any]) -> dict[str, tuple[int, ...]]:
+    """The state-dict shapes of `build()`'s model, built without allocating memory."""
+    with torch.device("meta"):
+        model = build()
+    return {name: tuple(tensor.shape) for name, tensor in model.state_dict().items()}
+
+
+def check_memory(shapes: dict[str, tuple[int, ...]], bytes_per_value: int, what: str) -> None:
+    """`UserFacingError` when the model would take more than FREE_SHARE of free memory."""
+    values = sum(_count(shape) for shape in shapes.values())
+    need, free = values * bytes_per_value, available_memory_bytes()
+    if need > FREE_SHARE * free:
+        raise UserFacingError(
+            f"{what} needs about {need / 2**30:.1f} GB ({values:,} parameters), but only "
+            f"{free / 2**30:.1f} GB of memory is free. Choose a smaller model (fewer or "
+            "narrower layers, a smaller vocabulary) or close other programs.")
+
+
+def check_fits(shapes: dict[str, tuple[int, ...]], tensors: dict[str, Any], where: str) -> None:
+    """`UserFacingError` naming the first tensor whose name or shape the config does not
+    predict (the config was edited, or belongs to other weights)."""
+    missing = sorted(set(shapes) - set(tensors))
+    extra = sorted(set(tensors) - set(shapes))
+    if missing or extra:
+        raise UserFacingError(
+            f"{where}: its model settings do not match its weights (missing {missing[:3]}, "
+            f"unexpected {extra[:3]}). The metadata was changed or belongs to other weights; "
+            "use another checkpoint.")
+    for name, shape in shapes.items():
+        found = tuple(tensors[name].shape)
+        if found != shape:
+            raise UserFacingError(
+                f"{where}: its model settings give '{name}' the shape {shape}, but the saved "
+                f"tensor is {found}. The metadata was changed or belongs to other weights; use "
+                "another checkpoint.")
+
+
+def _count(shape: tuple[int, ...]) -> int:
+    total = 1
+    for size in shape:
+        total *= size
+    return total
