@@ -40,6 +40,8 @@ class RunFields(pydantic.BaseModel):
     weights_sha256: str = pydantic.Field(pattern=r"^[0-9a-f]{64}$")
     weights: str = ""
     state_parts: int = pydantic.Field(0, ge=0)
+    state_ranks: int = pydantic.Field(1, ge=1)  # torchrun processes that saved it
+    world_size: int = pydantic.Field(1, ge=1)
     optimizer: dict[str, Any] = {}
     tokenizer: dict[str, Any]
     model_config_: dict[str, Any] = pydantic.Field(alias="model_config")
