@@ -247,9 +247,10 @@ def test_a_task_with_its_own_data_needs_no_corpus_and_round_trips():
 
 
 @pytest.mark.parametrize("text, message", [
-    ('[task]\nname = "juggling"\n[model]\narch = "gru"\n', r"\[task\]: Unknown task 'juggling'"),
+    ('[task]\nname = "juggling"\n[model]\narch = "gru"\n',
+     r"\[task\] name: unknown task 'juggling'"),
     ('[task]\nname = "toy_digit"\nexamples = 2\n[model]\narch = "gru"\n',
-     r"\[task\]: Examples must be at least 8"),
+     r"\[task\]: 'examples' must be a whole number from 8"),
     ('task = 3\n[model]\narch = "gru"\n', "'task' must be a table"),
     ('[task]\nname = "language_model"\n[model]\narch = "gru"\n', r"has no \[corpus\] table"),
 ])

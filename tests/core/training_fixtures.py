@@ -176,3 +176,20 @@ threads = 1
 """
     (folder / "tiny.toml").write_text(text, encoding="utf-8")
     return folder / "tiny.toml"
+
+
+def register_tiny_architecture():
+    """Register the tiny model as architecture 'tiny' (its config and builder), so a checkpoint
+    of it opens through the real, schema-checked loader; returns the function that unregisters
+    it (other tests list the registered architectures)."""
+    from workbench.core.config.models import MODEL_CONFIGS
+    from workbench.core.models import registry
+
+    MODEL_CONFIGS["tiny"] = TinyConfig
+    registry._BUILDERS["tiny"] = build_tiny
+
+    def unregister() -> None:
+        MODEL_CONFIGS.pop("tiny", None)
+        registry._BUILDERS.pop("tiny", None)
+
+    return unregister

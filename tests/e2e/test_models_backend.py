@@ -59,4 +59,5 @@ def test_a_failing_summary_becomes_job_failed(monkeypatch):
 
     monkeypatch.setattr(summary, "summarize", broken)
     events = list(drive(ModelsBackend().describe_job(GruConfig(vocab_size=5)), JobControl()))
-    assert isinstance(events[-1], JobFailed) and "meta device unavailable" in events[-1].message
+    assert isinstance(events[-1], JobFailed) and "did not expect" in events[-1].message
+    assert "meta device unavailable" in events[-1].detail  # behind Details, not the message

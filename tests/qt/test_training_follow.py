@@ -12,7 +12,11 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-from training_fixtures import events_of, tiny_request  # noqa: E402
+from training_fixtures import (  # noqa: E402
+    events_of,
+    register_tiny_architecture,
+    tiny_request,
+)
 
 from tests.qt.fake_backend import FakeBackend  # noqa: E402
 from workbench.app.training_backend import TrainingBackend  # noqa: E402
@@ -81,7 +85,14 @@ def test_curves_and_samples_grow_as_the_files_grow(qtbot, panel, tmp_path):
     assert panel.run_list.item_for(key).font().italic()
 
 
-def test_a_new_checkpoint_becomes_the_snapshot(qtbot, panel, tmp_path):
+@pytest.fixture
+def tiny_architecture():
+    unregister = register_tiny_architecture()  # the loader checks a checkpoint's model config
+    yield
+    unregister()
+
+
+def test_a_new_checkpoint_becomes_the_snapshot(qtbot, panel, tmp_path, tiny_architecture):
     run = tmp_path / "run"
     run.mkdir()
     events_of(tiny_request(tmp_path, run_dir=run, max_steps=20, checkpoint_every=10))

@@ -53,6 +53,11 @@ def check_meta(meta: dict, where: str) -> None:
     """`UserFacingError` naming what is wrong with a checkpoint's metadata: its run fields
     and the model, training and task tables it asks to build."""
     check_run_fields(meta, where)
+    task = (meta.get("task") or {}).get("name", DEFAULT_TASK)
+    if task == DEFAULT_TASK and meta["tokenizer"].get("kind") not in TOKENIZER_KINDS:
+        raise UserFacingError(f"{where} cannot be used: its tokenizer kind is "
+                              f"{schema._shown(meta['tokenizer'].get('kind'))}, not one of "
+                              f"{', '.join(TOKENIZER_KINDS)}. Use another checkpoint.")
     model = meta["model_config"]
     arch = schema.chosen("architecture", model.get("arch"), architectures(),
                          f"{where}, model_config arch")
@@ -67,8 +72,8 @@ def check_meta(meta: dict, where: str) -> None:
 
 
 def check_run_fields(meta: dict, where: str) -> None:
-    """The run's own fields (step, counters, tokenizer kind) only: a resume builds its model
-    from the recipe and checks the weights against it tensor by tensor."""
+    """The run's own fields (step, counters) only: a resume builds its model from the recipe
+    and checks the weights against it tensor by tensor."""
     try:
         RunFields.model_validate(meta)
     except pydantic.ValidationError as exc:
@@ -82,7 +87,3 @@ def check_run_fields(meta: dict, where: str) -> None:
             problem = f"'{key}' is {schema._shown(first.get('input'))}: {first['msg'].lower()}"
         raise UserFacingError(f"{where} cannot be used: {problem}. The file was damaged or "
                               "edited; use another checkpoint.") from None
-    if meta["tokenizer"].get("kind") not in TOKENIZER_KINDS:
-        raise UserFacingError(f"{where} cannot be used: its tokenizer kind is "
-                              f"{schema._shown(meta['tokenizer'].get('kind'))}, not one of "
-                              f"{', '.join(TOKENIZER_KINDS)}. Use another checkpoint.")
