@@ -47,6 +47,7 @@ class RunFields(pydantic.BaseModel):
     model_config_: dict[str, Any] = pydantic.Field(alias="model_config")
     training: dict[str, Any] = {}
     task: dict[str, Any] = {}
+    sample: dict[str, Any] = {}  # how a shipped sample model was made (model_files.py)
 
 
 def check_meta(meta: dict, where: str) -> None:
