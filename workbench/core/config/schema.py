@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import pydantic
+from pydantic.fields import FieldInfo
 
 from workbench.core.jobs import UserFacingError
 
@@ -65,7 +66,7 @@ def _schema(config_type: type) -> type[pydantic.BaseModel]:
             limits["allow_inf_nan"] = False
         default = (spec.default if spec.default is not dataclasses.MISSING
                    else pydantic.Field(default_factory=spec.default_factory))
-        if isinstance(default, pydantic.fields.FieldInfo):
+        if isinstance(default, FieldInfo):
             fields[spec.name] = (kind, default)
         else:
             fields[spec.name] = (kind, pydantic.Field(
