@@ -7,7 +7,7 @@ import threading
 
 from tests.qt.fake_backend import FakeBackend
 from workbench.core.events import JobFinished, TokenGenerated
-from workbench.core.jobs import JobSpec
+from workbench.core.jobs import JobSpec, UserFacingError
 from workbench.qt.controller import WorkbenchController
 
 
@@ -65,7 +65,7 @@ def test_cancel_drops_a_waiting_request_and_failures_go_to_on_error(qtbot):
     assert controller.query_queue.state("y") == ""
 
     def broken(control):
-        raise ValueError("no such word")
+        raise UserFacingError("no such word")  # a failure the user is told as it is
         yield
     controller.run_query(JobSpec("broken", broken), on_error=errors.append, caller="z")
     gate.set()
