@@ -11,6 +11,7 @@ torch.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +36,10 @@ def available_memory_bytes() -> int:
 
 def shapes_on_meta(build: Callable[[Any], Any]) -> dict[str, tuple[int, ...]]:
     """The state-dict shapes of `build()`'s model, built without allocating memory."""
-    with torch.device("meta"):
+    with torch.device("meta"), warnings.catch_warnings():
+        # a builder that loads pretrained weights (fine-tuning) copies them into meta tensors,
+        # a no-op torch warns about; only the shapes are wanted here
+        warnings.filterwarnings("ignore", message=".*meta parameter.*")
         model = build()
     return {name: tuple(tensor.shape) for name, tensor in model.state_dict().items()}
 
