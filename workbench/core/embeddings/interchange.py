@@ -69,7 +69,7 @@ def _without_repeats(path: Path, vectors: WordVectors) -> WordVectors:
     counts = vectors.counts[keep] if vectors.counts is not None else None
     kept = WordVectors([w for w, k in zip(vectors.words, keep, strict=True) if k],
                        vectors.vectors[keep], counts, source=vectors.source,
-                       notes=list(vectors.notes), oov=vectors.oov)
+                       notes=list(vectors.notes), subwords=vectors.subwords)
     kept.notes.append(f"{len(repeats)} repeated words in {path.name} (such as '{example}'): "
                       "the first vector of each was kept")
     return kept
