@@ -16,12 +16,12 @@ from workbench.core.data.pairs import read_pairs
 from workbench.core.data.seq2seq_data import (
     IGNORE_INDEX,
     Side,
-    epoch_rows,
     pair_batch,
     prepare_pairs,
 )
 from workbench.core.events import Notice
 from workbench.core.jobs import UserFacingError
+from workbench.core.tasks.sequences import epoch_rows
 
 
 def run_to_end(steps, seen):

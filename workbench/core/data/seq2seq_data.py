@@ -146,14 +146,3 @@ def pair_batch(source: Side, target: Side, rows: np.ndarray) -> dict[str, np.nda
             "target_in": target_in, "target_out": target_out,
             "target_mask": target_out != IGNORE_INDEX}
 
-
-def epoch_rows(count: int, batch_size: int, step: int, seed: int) -> np.ndarray:
-    """The rows of training batch `step`: consecutive slices of a fresh permutation per epoch,
-    a pure function of the step (so a resumed run reads the same batches)."""
-    start = step * batch_size
-    rows = []
-    while len(rows) < batch_size:
-        epoch, offset = divmod(start + len(rows), count)
-        order = np.random.default_rng([seed, epoch]).permutation(count)
-        rows.extend(order[offset: offset + batch_size - len(rows)].tolist())
-    return np.array(rows, dtype=np.int64)

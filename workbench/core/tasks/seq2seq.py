@@ -20,10 +20,11 @@ import torch
 import torch.nn.functional as F
 
 from workbench.core.config.seq2seq import Seq2seqTaskConfig
-from workbench.core.data.seq2seq_data import epoch_rows, pair_batch, prepare_pairs
+from workbench.core.data.seq2seq_data import pair_batch, prepare_pairs
 from workbench.core.generation.seq2seq_decoding import greedy_batch
 from workbench.core.jobs import JobSpec, UserFacingError
 from workbench.core.tasks.base import IGNORE_INDEX, Batch, Evaluation, Task, register_task
+from workbench.core.tasks.sequences import epoch_rows
 from workbench.core.training.setup import autocast
 
 EVAL_BATCH = 250
