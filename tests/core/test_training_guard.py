@@ -150,3 +150,19 @@ def test_rising_validation_with_rising_training_loss_rolls_back_to_the_best():
     for val, train in ((1.8, 1.9), (1.9, 1.8), (2.0, 1.7), (2.1, 1.6), (2.2, 1.5)):
         overfitting.interval = [train]
         assert overfitting.validation_problem(val) == ""  # training still improves
+
+
+def test_a_classifiers_hard_batch_is_no_spike_but_a_blow_up_is():
+    """A classifier near a fit: nine batches of norm 0.03, then one holding a misclassified
+    sentence at 5, over and over (seen in the sentiment-transformer run). Its next hard batch
+    (10) is no divergence; a norm 60 times a steady one still is."""
+    model = torch.nn.Linear(2, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    guard = DivergenceGuard(spike_factor=20.0, floor=1.0)
+    for step, norm in enumerate(([5.0] + [0.03] * 9) * 30, start=1):
+        guard.record_good(step, norm, model, optimizer, None)
+    assert guard.problem(0.12, 10.0) == ""
+    steady = DivergenceGuard(spike_factor=20.0, floor=1.0)
+    for step in range(1, 300):
+        steady.record_good(step, 1.0, model, optimizer, None)
+    assert "gradient norm" in steady.problem(3.0, 60.0)
