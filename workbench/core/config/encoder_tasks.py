@@ -27,28 +27,35 @@ HEADERS = ("auto", "yes", "no")
 ENCODER_INSPECTORS = ("gates", "attention", "gradients")
 
 
-# Fields the three tasks share, declared once; each config lists them where its form wants
-# them (dataclass inheritance would put them before the task's own data fields).
+# Fields the three tasks share, declared once. The tokenizer's settings are all advanced, so
+# they sit in a base class (dataclass inheritance puts a base's fields first, which only orders
+# them within the form's Advanced box); the others are factories each config lists where its
+# form wants them.
 
-def _tokenizer():
-    return param("word", "Tokenizer", "word: regex words and punctuation. char: one token per "
-                 "character. bpe: byte-level BPE trained on the training sentences. Ignored "
-                 "when a pretrained encoder brings its own.", choices=TOKENIZERS, advanced=True)
+@dataclass
+class _EncoderTaskBase:
+    """The tokenizer settings and the check every encoder task's data choice needs."""
 
+    file_needs: ClassVar[str] = "a data file"  # what "Data = file" asks for
+    counted_labels: ClassVar[int] = 2  # the head's outputs the panel counts with by default
 
-def _lowercase():
-    return param(True, "Lower-case words", "Word tokenizer: fold case first.", advanced=True)
+    tokenizer: str = param("word", "Tokenizer", "word: regex words and punctuation. char: one "
+                           "token per character. bpe: byte-level BPE trained on the training "
+                           "sentences. Ignored when a pretrained encoder brings its own.",
+                           choices=TOKENIZERS, advanced=True)
+    lowercase: bool = param(True, "Lower-case words", "Word tokenizer: fold case first.",
+                            advanced=True)
+    min_count: int = param(1, "Minimum count", "Words or characters seen fewer times in "
+                           "training map to <unk>.", min=1, max=1000, advanced=True)
+    vocab_limit: int = param(0, "Vocabulary limit", "Word tokenizer: keep the most frequent "
+                             "words (0 = all); BPE: the vocabulary size (0 = 2000).", min=0,
+                             max=1_000_000, step=500, advanced=True)
 
-
-def _min_count():
-    return param(1, "Minimum count", "Words or characters seen fewer times in training map to "
-                 "<unk>.", min=1, max=1000, advanced=True)
-
-
-def _vocab_limit():
-    return param(0, "Vocabulary limit", "Word tokenizer: keep the most frequent words (0 = "
-                 "all); BPE: the vocabulary size (0 = 2000).", min=0, max=1_000_000, step=500,
-                 advanced=True)
+    def problems(self) -> list[str]:
+        problems = range_problems(self)
+        if getattr(self, "dataset", "") == "file" and not getattr(self, "path", "").strip():
+            problems.append(f"Data = file needs {self.file_needs}: choose one.")
+        return problems
 
 
 def _max_length(default: int = 64):
@@ -80,7 +87,7 @@ def _encoder_state():
 
 @register_task_config
 @dataclass
-class ClassifyTaskConfig:
+class ClassifyTaskConfig(_EncoderTaskBase):
     """Sequence classification: one label per sentence (SLP3 9.4.2; seed 002's sentiment)."""
 
     name: ClassVar[str] = "classify"
@@ -117,16 +124,6 @@ class ClassifyTaskConfig:
     max_length: int = _max_length()
     pretrained: str = _pretrained()
     encoder_state: str = _encoder_state()
-    tokenizer: str = _tokenizer()
-    lowercase: bool = _lowercase()
-    min_count: int = _min_count()
-    vocab_limit: int = _vocab_limit()
-
-    def problems(self) -> list[str]:
-        problems = range_problems(self)
-        if self.dataset == "file" and not self.path.strip():
-            problems.append("Data = file needs a data file: choose one.")
-        return problems
 
     def model_for_counts(self, encoder, labels: int = 2) -> ClassifierModelConfig:
         """The whole model (encoder and head) the Architecture panel counts, for `labels`
@@ -137,10 +134,12 @@ class ClassifyTaskConfig:
 
 @register_task_config
 @dataclass
-class TagTaskConfig:
+class TagTaskConfig(_EncoderTaskBase):
     """Sequence labelling: one tag per word (SLP3 9.4.1, part-of-speech tagging)."""
 
     name: ClassVar[str] = "tag"
+    file_needs: ClassVar[str] = "a CoNLL-U file"
+    counted_labels: ClassVar[int] = 17  # UD's UPOS tags
     title: ClassVar[str] = "Tag tokens"
     needs_corpus: ClassVar[bool] = False
     curves: ClassVar[tuple[Curve, ...]] = (
@@ -164,16 +163,6 @@ class TagTaskConfig:
     max_length: int = _max_length(128)
     pretrained: str = _pretrained()
     encoder_state: str = _encoder_state()
-    tokenizer: str = _tokenizer()
-    lowercase: bool = _lowercase()
-    min_count: int = _min_count()
-    vocab_limit: int = _vocab_limit()
-
-    def problems(self) -> list[str]:
-        problems = range_problems(self)
-        if self.dataset == "file" and not self.path.strip():
-            problems.append("Data = file needs a CoNLL-U file: choose one.")
-        return problems
 
     def model_for_counts(self, encoder, labels: int = 17) -> TaggerModelConfig:
         """The whole model the Architecture panel counts (17 tags: UD's UPOS set)."""
@@ -182,11 +171,13 @@ class TagTaskConfig:
 
 @register_task_config
 @dataclass
-class MaskedLmTaskConfig:
+class MaskedLmTaskConfig(_EncoderTaskBase):
     """Encoder pretraining by masked-LM (BERT; seeds 002, 003): 15% of tokens chosen, of
     those 80% [MASK], 10% a random token, 10% kept; the loss on the chosen tokens only."""
 
     name: ClassVar[str] = "masked_lm"
+    file_needs: ClassVar[str] = "a text file"
+    counted_labels: ClassVar[int] = 0  # the head predicts the vocabulary
     title: ClassVar[str] = "Masked-LM pretraining"
     needs_corpus: ClassVar[bool] = False
     curves: ClassVar[tuple[Curve, ...]] = (
@@ -206,16 +197,6 @@ class MaskedLmTaskConfig:
                              "(BERT: 15%).", min=0.01, max=0.5, step=0.01)
     val_fraction: float = _val_fraction()
     max_length: int = _max_length()
-    tokenizer: str = _tokenizer()
-    lowercase: bool = _lowercase()
-    min_count: int = _min_count()
-    vocab_limit: int = _vocab_limit()
-
-    def problems(self) -> list[str]:
-        problems = range_problems(self)
-        if self.dataset == "file" and not self.path.strip():
-            problems.append("Data = file needs a text file: choose one.")
-        return problems
 
     def model_for_counts(self, encoder, labels: int = 0) -> MaskedLmModelConfig:
         """The whole model the Architecture panel counts (the head predicts the vocabulary)."""
