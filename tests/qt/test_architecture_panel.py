@@ -208,3 +208,40 @@ def test_the_task_selector_offers_the_tasks_architectures_and_its_data(qtbot, pa
     titles = [panel.picker.itemText(i) for i in range(panel.picker.count())]
     assert titles == [cls.title for cls in language_model_configs().values()]
     assert tasks[-1].name == "language_model"
+
+
+def table_total(panel) -> tuple[str, str]:
+    table = panel.table
+    row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "Total")
+    return table.item(row, 3).text(), table.item(row, 4).text()
+
+
+def test_a_classifier_counts_reproduce_seed_002s_tables_in_the_panel(qtbot, panel):
+    """Seed 002: Embedding(5000, 64) + LSTM(64) + LSTM(64) + Dense(6) is 386,950 in torch and
+    386,438 in Keras; Embedding(20000, 128) + 2 x Bidirectional(LSTM(64)) + Dense(1, sigmoid)
+    is 2,758,785 and 2,757,761. The panel counts the classifier the task trains (encoder, pooling,
+    head), not a language model's vocabulary-wide output layer."""
+    from workbench.core.config.encoder_tasks import ClassifyTaskConfig
+
+    panel.task_picker.set_config(ClassifyTaskConfig())
+    assert panel.counted.isVisible() and not panel.vocab_label.isVisible()
+    pick(panel, "lstm")
+    form = panel.form
+    form.editors["embedding_size"].setValue(64)
+    form.editors["hidden_size"].setValue(64)
+    form.editors["num_layers"].setValue(2)
+    panel.counted.labels.setValue(6)
+    wait_for_summary(qtbot, panel, num_labels=6)
+    assert table_total(panel) == ("386,950", "386,438")
+    assert "386,950" in panel.stats.text() and "386,438" in panel.stats.text()
+    assert panel.diagram.boxes[-1].title == "softmax ŷ"
+    assert "Sequence classifier" in panel.card.text()
+    assert "language model" not in panel.card.text()
+
+    panel.task_picker.set_config(ClassifyTaskConfig(output="sigmoid"))
+    form.editors["embedding_size"].setValue(128)
+    form.editors["bidirectional"].setChecked(True)
+    panel.counted.vocab.setValue(20_000)
+    panel.counted.labels.setValue(2)
+    wait_for_summary(qtbot, panel, output="sigmoid", num_labels=2, vocab_size=20_000)
+    assert table_total(panel) == ("2,758,785", "2,757,761")

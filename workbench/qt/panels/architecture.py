@@ -38,6 +38,7 @@ from workbench.qt.panel import Panel
 from workbench.qt.widgets.architecture_cards import architecture_card
 from workbench.qt.widgets.block_diagram import BlockDiagram
 from workbench.qt.widgets.config_form import ConfigForm
+from workbench.qt.widgets.counted_sizes import CountedSizes
 from workbench.qt.widgets.seq2seq_cards import seq2seq_card
 from workbench.qt.widgets.task_picker import TaskPicker
 
@@ -93,6 +94,8 @@ class ArchitecturePanel(Panel):
         self.bidirectional_note = QLabel(BIDIRECTIONAL_NOTE, wordWrap=True)
         self.bidirectional_note.setStyleSheet("color: #8a4b00;")
         self.vocab_label = QLabel(wordWrap=True)
+        self.counted = CountedSizes()  # an encoder task's assumed vocabulary and labels
+        self.counted.changed.connect(lambda: self._on_form_changed(self.form.config()))
         self.updating = QLabel("", objectName="architecture-updating")
         self.updating.setStyleSheet("color: #8a4b00; font-weight: bold")
         self.stats = QLabel("Describing…", wordWrap=True, objectName="architecture-stats")
@@ -135,6 +138,7 @@ class ArchitecturePanel(Panel):
         left.addWidget(self.stack)
         left.addWidget(self.bidirectional_note)
         left.addWidget(self.vocab_label)
+        left.addWidget(self.counted)
         left.addWidget(match_box)
         left.addStretch(1)
         right = QVBoxLayout()
@@ -188,7 +192,13 @@ class ArchitecturePanel(Panel):
         return config
 
     def _counted(self, config: Any) -> Any:
-        """`config` with the vocabularies the counts assume where none is known yet."""
+        """`config` with the vocabularies the counts assume where none is known yet; for an
+        encoder task, the whole model the task trains: the encoder with the task's head, for
+        the vocabulary and labels in the counted-sizes boxes."""
+        task = self.task_picker.config() or TASK_CONFIGS[self.task]()
+        if hasattr(task, "model_for_counts"):
+            encoder = dataclasses.replace(config, vocab_size=self.counted.vocab.value())
+            return task.model_for_counts(encoder, self.counted.labels.value())
         if hasattr(config, "vocab_size"):
             return dataclasses.replace(config, vocab_size=config.vocab_size or DEFAULT_VOCAB)
         return dataclasses.replace(config, **{
@@ -214,6 +224,7 @@ class ArchitecturePanel(Panel):
             return
         if config.name != self.task:
             self.task = config.name
+            self.counted.for_task(getattr(config, "counted_labels", 0))
             self._fill_pickers()
             self._on_pick(self.picker.currentIndex())
         if config != self.controller.task_config:
@@ -292,7 +303,12 @@ class ArchitecturePanel(Panel):
 
     @Slot(object)
     def _on_tokens(self, tokens: Any) -> None:
-        if not getattr(TASK_CONFIGS[self.task], "needs_corpus", True):
+        task = TASK_CONFIGS[self.task]
+        encoder_task = hasattr(task, "model_for_counts")
+        self.counted.setVisible(encoder_task)
+        self.vocab_label.setVisible(not encoder_task)
+        # (an encoder task's boxes say where its sizes come from)
+        if not getattr(task, "needs_corpus", True):
             self.vocab_label.setText(f"Source and target vocabularies come from the task's data "
                                      f"when training starts; the counts assume "
                                      f"{DEFAULT_SIDE_VOCAB} tokens each until then.")
@@ -319,8 +335,9 @@ class ArchitecturePanel(Panel):
         config = self._counted(config)
         if config == self._asked or config == self._described and self._asked is None:
             return  # described or being described already
-        seq = min(SUMMARY_SEQ, getattr(config, "context_length", SUMMARY_SEQ),
-                  getattr(config, "max_length", SUMMARY_SEQ))
+        shape = config.encoder_config() if hasattr(config, "encoder_config") else config
+        seq = min(SUMMARY_SEQ, getattr(shape, "context_length", SUMMARY_SEQ),
+                  getattr(shape, "max_length", SUMMARY_SEQ))
         try:
             spec = self.controller.backend.models.describe_job(config, SUMMARY_BATCH, seq)
         except Exception as exc:  # noqa: BLE001 - an invalid config: say why, keep the view
@@ -349,6 +366,8 @@ class ArchitecturePanel(Panel):
         if "seq2seq" in getattr(config, "tasks", ()):
             self.card.setText(seq2seq_card(config))
             return
+        if hasattr(config, "encoder_config"):  # an encoder with a head: the encoder's card
+            config = config.encoder_config()
         self.card.setText(architecture_card(summary, config))
 
     def _fill_table(self, summary: ModelSummary) -> None:

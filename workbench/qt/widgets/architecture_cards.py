@@ -14,26 +14,29 @@ from typing import Any
 from workbench.core.config.summary import ModelSummary
 from workbench.qt.widgets.cell_equations import CARDS, attention_card, card_html, source, wrap
 
+# the output lines of a language model, which an encoder task's head replaces
+RECURRENT_OUTPUT = "ŷ<sub>t</sub> = softmax(V h<sub>t</sub> + b) &nbsp;(weight tying: V = E)<br>"
+POST_OUTPUT = "proba = softmax(X W<sub>out</sub> + b<sub>out</sub>)<br>"
+PRE_OUTPUT = "proba = softmax(LayerNorm(X) W<sub>out</sub> + b<sub>out</sub>)<br>"
+
 RECURRENT_FRAME = """
 <b>Recurrent language model</b><br>
 e<sub>t</sub> = E x<sub>t</sub> &nbsp;(embedding lookup: the column of E for x<sub>t</sub>)<br>
 h<sub>t</sub><sup>[l]</sup> = cell(h<sub>t−1</sub><sup>[l]</sup>, h<sub>t</sub><sup>[l−1]</sup>),
 &nbsp;h<sub>t</sub><sup>[0]</sup> = e<sub>t</sub> &nbsp;(stacked layers)<br>
-ŷ<sub>t</sub> = softmax(V h<sub>t</sub> + b) &nbsp;(weight tying: V = E)<br>
-""" + source("Jurafsky &amp; Martin, SLP3 ch. 9, eqs. 9.6–9.8 and sec. 9.2.3 (weight tying).")
+""" + RECURRENT_OUTPUT + source("Jurafsky &amp; Martin, SLP3 ch. 9, eqs. 9.6–9.8 and sec. "
+                                "9.2.3 (weight tying).")
 
 POST_BLOCK = """
 X := LayerNorm(X + MaskedMultiHead(X))<br>
 X := LayerNorm(X + max{0, X W<sub>1</sub> + b<sub>1</sub>} W<sub>2</sub> + b<sub>2</sub>)<br>
-proba = softmax(X W<sub>out</sub> + b<sub>out</sub>)<br>
-"""
+""" + POST_OUTPUT
 
 PRE_BLOCK = """
 X := X + MaskedMultiHead(LayerNorm(X))<br>
 X := X + FFN(LayerNorm(X)), &nbsp;FFN(z) = max{0, z W<sub>1</sub> + b<sub>1</sub>} W<sub>2</sub>
 + b<sub>2</sub><br>
-proba = softmax(LayerNorm(X) W<sub>out</sub> + b<sub>out</sub>)<br>
-"""
+""" + PRE_OUTPUT
 
 LAYER_NORM = (
     "LayerNorm(x) = γ (x − μ) / σ + β with the population σ (SLP3 eqs. 9.39–9.42; Ba et al. "
@@ -68,8 +71,38 @@ def transformer_frame(config: Any) -> str:
             f"<small>{LAYER_NORM}</small>{source(cite)}")
 
 
+# What an encoder task's head computes from the encoder's states h_1 … h_n (SLP3 9.4).
+HEAD_FRAMES = {
+    "sequence_classifier": (
+        "<b>Sequence classifier</b> (SLP3 sec. 9.4.2)<br>h = pool(h<sub>1</sub> … "
+        "h<sub>n</sub>) &nbsp;(last state, mean, max, attention weights or [CLS])<br>"
+        "ŷ = softmax(W h + b) &nbsp;(one sigmoid unit for two labels), one loss per sentence"),
+    "token_tagger": (
+        "<b>Sequence labelling</b> (SLP3 sec. 9.4.1)<br>ŷ<sub>t</sub> = softmax(W h<sub>t</sub> "
+        "+ b) &nbsp;a tag distribution per token (a word's first piece), one loss per word"),
+    "masked_lm": (
+        "<b>Masked language model</b> (BERT; Devlin et al. 2019)<br>ŷ<sub>t</sub> = softmax(W "
+        "h<sub>t</sub> + b) over the vocabulary at the chosen 15% of positions (80% [MASK], "
+        "10% random, 10% kept), the loss on those only"),
+}
+
+
 def architecture_card(summary: ModelSummary, config: Any = None) -> str:
-    """Rich text for the card of the summarized model (`config` its model config)."""
+    """Rich text for the card of the summarized model (`config` its model config; for an
+    encoder task's model, its encoder's config)."""
+    card = _model_card(summary, config)
+    head = HEAD_FRAMES.get(summary.arch)
+    if head is None:
+        return card
+    # the encoder's frame speaks of a language model's output: the head replaces those lines
+    for line in (RECURRENT_OUTPUT, POST_OUTPUT, PRE_OUTPUT):
+        card = card.replace(line, "")
+    card = card.replace("<b>Recurrent language model</b>", "<b>Recurrent encoder</b>")
+    card = card.replace("<b>Transformer decoder block</b>", "<b>Transformer encoder block</b>")
+    return f"<div>{head}</div><hr>{card}"
+
+
+def _model_card(summary: ModelSummary, config: Any = None) -> str:
     kinds = [row.kind.lower() for row in summary.rows]
     cells = [k for k in dict.fromkeys(kinds) if k in CARDS]
     if "block" in kinds:

@@ -6,7 +6,7 @@ same shape and size) fold into one box marked ×N so a 12-block transformer stay
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
@@ -46,11 +46,20 @@ def diagram_boxes(summary: ModelSummary) -> list[DiagramBox]:
     if composed:
         boxes.append(DiagramBox("softmax p(y_i)", f"over {width} target tokens",
                                 _FILL["softmax"]))
+    elif summary.arch in _HEAD_OUTPUTS:  # an encoder task's head: W, as its card writes it
+        boxes = [replace(box, title="Linear W") if box.title == "Linear V" else box
+                 for box in boxes]
+        title, what = _HEAD_OUTPUTS[summary.arch]
+        boxes.append(DiagramBox(title, f"{what} over {width}", _FILL["softmax"]))
     else:
         boxes.append(DiagramBox("softmax ŷ_t", f"P(x_t+1) over {width}", _FILL["softmax"]))
     return boxes
 
 
+# the output box of an encoder task's model: (title, what is predicted)
+_HEAD_OUTPUTS = {"sequence_classifier": ("softmax ŷ", "P(label)"),
+                 "token_tagger": ("softmax ŷ_t", "P(tag_t)"),
+                 "masked_lm": ("softmax ŷ_t", "P(x_t | masked)")}
 _PARTS = {"encoder": "Enc.", "decoder": "Dec."}
 _PART_NAMES = {"bridge W_b": "Bridge W_b", "attention score": "Score e_ij",
                "attentional layer W_c": "W_c [c_i; s_i]", "head": "Linear W_o"}

@@ -1,0 +1,52 @@
+"""The sizes the Architecture panel counts an encoder task's model with, before its data is read.
+
+A classifier's or tagger's vocabulary and label count come from its data when training starts,
+so the panel counts with assumed ones, which the user can set: seed 002's tables count
+Embedding(5000, 64) … Dense(6) and Embedding(20000, 128) … Dense(1), and setting these two
+boxes reproduces them in the panel.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFormLayout, QLabel, QSpinBox, QWidget
+
+VOCAB_DEFAULT = 5000  # seed 002's vocabulary
+
+
+def _spin(low: int, high: int, value: int, tooltip: str) -> QSpinBox:
+    box = QSpinBox(minimum=low, maximum=high, value=value, toolTip=tooltip)
+    box.setGroupSeparatorShown(True)
+    return box
+
+
+class CountedSizes(QWidget):
+    """Vocabulary and label count spin boxes; `changed` when either is edited."""
+
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.note = QLabel("The vocabulary and the labels come from the task's data when "
+                           "training starts; the counts assume:", wordWrap=True)
+        self.vocab = _spin(2, 1_000_000, VOCAB_DEFAULT, "Vocabulary size the counts assume "
+                           "(seed 002: 5,000, or 20,000 for its bidirectional model).")
+        self.labels = _spin(1, 10_000, 2, "Labels (or tags) the counts assume (seed 002: 6, "
+                            "or 2 with one sigmoid unit).")
+        layout = QFormLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addRow(self.note)
+        layout.addRow("Vocabulary:", self.vocab)
+        self.labels_row = QLabel("Labels:")
+        layout.addRow(self.labels_row, self.labels)
+        for box in (self.vocab, self.labels):
+            box.valueChanged.connect(self.changed)
+
+    def for_task(self, labels: int) -> None:
+        """Show the boxes for a task whose head has `labels` outputs by default (0: the head
+        predicts the vocabulary, as masked-LM's, so there is no label box)."""
+        self.labels.blockSignals(True)
+        self.labels.setValue(max(labels, 1))
+        self.labels.blockSignals(False)
+        self.labels.setVisible(labels > 0)
+        self.labels_row.setVisible(labels > 0)
