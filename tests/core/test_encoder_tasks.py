@@ -227,6 +227,29 @@ def test_a_missing_pretrained_run_says_what_to_do():
 
 
 
+def test_the_guard_holds_each_encoder_task_to_its_uniform_guess(tmp_path):
+    """ln K for K labels or tags, ln |V| for masked-LM: a classifier trained at a rate that
+    leaves it worse than guessing is stopped as diverged, not finished 'done'."""
+    import math
+
+    reviews = ClassifyTaskConfig(dataset="restaurant-reviews", val_fraction=0.2,
+                                 test_fraction=0.0)
+    data, _ = prepared(reviews, training())
+    assert build_task(reviews, data).uniform_loss() == pytest.approx(math.log(2))
+    (tmp_path / "lines.txt").write_text("the king is dead\nlong live the king\n" * 5)
+    mlm = MaskedLmTaskConfig(dataset="file", path=str(tmp_path / "lines.txt"), min_words=2)
+    data, _ = prepared(mlm, training())
+    assert build_task(mlm, data).uniform_loss() == pytest.approx(
+        math.log(data.vocabulary.tokenizer.vocab_size))
+    from workbench.core.events import DivergenceHandled, JobFailed
+
+    events = events_of(request(reviews, GRU, training(max_steps=60, lr=10.0, grad_clip=0.0,
+                                                      spike_factor=0.0, warmup_steps=0)))
+    handled = of_type(events, DivergenceHandled)
+    assert handled and "uniform guess" in handled[0].reason
+    assert isinstance(events[-1], JobFailed)
+
+
 def test_the_encoder_presets_read_and_name_their_data():
     from workbench.core.resources import dataset_path, resource_path
     from workbench.core.training.recipe import load_recipe

@@ -10,6 +10,7 @@ takes the encoder's config and weights from it (and freezes it for the feature-b
 from __future__ import annotations
 
 import dataclasses
+import math
 from abc import abstractmethod
 from collections.abc import Callable
 from typing import Any
@@ -135,6 +136,11 @@ class EncoderTask(Task):
 
     def has_validation(self) -> bool:
         return len(self.val) > 0
+
+    def uniform_loss(self) -> float:
+        """ln K for K labels or tags (the masked-LM task: ln |V|), which the divergence guard
+        holds the losses against."""
+        return math.log(max(len(self.data.names), 2))
 
     @torch.no_grad()
     def run_split(self, model, split: Split) -> tuple[float, np.ndarray, np.ndarray]:

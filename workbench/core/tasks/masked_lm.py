@@ -10,6 +10,7 @@ tokens recovered. The encoder can then start a classifier or a tagger (fine-tuni
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -72,6 +73,9 @@ class MaskedLmTask(EncoderTask):
         for note in notes:
             yield Notice(note, "info")
         return EncoderData(words, [], splits[0], splits[1], Split([], [], []), notes=notes)
+
+    def uniform_loss(self) -> float:
+        return math.log(self.data.vocabulary.tokenizer.vocab_size)  # ln |V| per chosen token
 
     def model_config(self, encoder: dict) -> MaskedLmModelConfig:
         return MaskedLmModelConfig(encoder=encoder)
