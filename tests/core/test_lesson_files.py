@@ -66,3 +66,29 @@ model = { arch = "transformer", d_model = 30, num_heads = 4 }
     assert "'models/no-such-model' is not in resources/" in joined
     assert "no worked example 'nothing'" in joined
     assert "Heads (4) must divide the width d_model (30)" in joined
+
+
+def test_a_step_shows_the_panels_it_names_else_those_its_actions_fill():
+    text = GOOD + '''
+[[step]]
+do = "Train and watch."
+panel = ["training", "gradients"]
+recipe = "lessons/recipes/no-mask.toml"
+
+[[step]]
+do = "Load a recipe."
+recipe = "lessons/recipes/no-mask.toml"
+prompt = "ROMEO:"
+
+[[step]]
+do = "Open a model."
+checkpoint = "models/char-lstm"
+'''
+    steps = parse_lesson(text, "x").steps
+    assert steps[0].panels == ("attention",)  # named and highlighted: once
+    assert steps[1].panels == ()  # names nothing: the window keeps what it shows
+    assert steps[2].panels == ("training", "gradients")
+    assert steps[3].panels == ("training", "generate")
+    assert steps[4].panels == ()
+    with pytest.raises(LessonError, match="panel must be a panel's name or a list"):
+        parse_lesson(GOOD.replace('panel = "attention"', "panel = 3"), "x")

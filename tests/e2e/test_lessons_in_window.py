@@ -1,6 +1,7 @@
 """Every shipped lesson parses, names only things that exist, and can be walked step by step
 in the real window: each step's panel opens, its sample model or recipe loads, and the control
-it points at is found and shown (issue 13, items 1 and 7)."""
+it points at is found and shown, beside the lesson with no panel of an earlier step left open
+(issue 13, items 1 and 7)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,9 @@ def test_every_lesson_walks_in_the_real_window(qtbot, settings, monkeypatch):
             assert settle(window, 120), f"{lesson.key}, step {index + 1} did not settle"
             assert controller.last_error == "", f"{lesson.key}, step {index + 1}: " \
                                                 f"{controller.last_error}"
+            if step.panels:  # the lesson and this step's panels, not those of earlier steps
+                open_docks = {n for n, dock in window.docks.items() if dock.isVisible()}
+                assert open_docks == {"lessons", *step.panels}, f"{lesson.key}, step {index + 1}"
             if step.highlight is None:
                 continue
             qtbot.waitUntil(lambda: bool(shown), timeout=5000)

@@ -15,7 +15,7 @@ needs = ["seq2seq"]            # tasks the app must have (else the lesson says i
 
 [[step]]
 do = "The instruction the student reads."
-panel = "attention"            # show this panel
+panel = "attention"            # show this panel (or a list: ["training", "gradients"])
 checkpoint = "models/char-transformer"   # open this model in the inspectors (resources/)
 recipe = "lessons/recipes/no-mask.toml"  # open this recipe in the Training panel
 model = { arch = "rnn", nonlinearity = "relu" }  # choose this architecture and settings
@@ -42,6 +42,11 @@ from workbench.core.resources import resource_path
 ACTIONS = ("panel", "checkpoint", "recipe", "model", "tokenizer", "probe", "example", "inputs",
            "vectors", "generation", "prompt", "highlight")
 RESOURCE_ACTIONS = ("checkpoint", "recipe", "vectors")  # paths inside resources/
+# the panel an action fills, shown when a step names no panel itself (a step that only opens
+# a checkpoint or types a probe keeps the panels of the step before)
+ACTION_PANELS = {"recipe": "training", "model": "architecture", "tokenizer": "corpus",
+                 "example": "worked", "inputs": "worked", "vectors": "embeddings",
+                 "generation": "generate", "prompt": "generate"}
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,19 @@ class LessonStep:
             return None
         panel, _, control = str(target).partition(":")
         return panel, control
+
+    @property
+    def panels(self) -> tuple[str, ...]:
+        """The panels a student needs for this step, in order, the last one in front: those it
+        names (`panel`, then the highlight's), else those its actions fill; () when it names
+        none (the window keeps the panels it has)."""
+        named = self.actions.get("panel", ())
+        names = [named] if isinstance(named, str) else [str(n) for n in named]
+        if self.highlight:
+            names.append(self.highlight[0])
+        if not names:
+            names = [ACTION_PANELS[a] for a in self.actions if a in ACTION_PANELS]
+        return tuple(dict.fromkeys(names))
 
 
 @dataclass(frozen=True)
@@ -99,6 +117,11 @@ def parse_lesson(text: str, key: str, path: Path | None = None) -> Lesson:
         if unknown:
             raise LessonError(f"{name}, step {number}: unknown key '{unknown[0]}'. Known: do, "
                               + ", ".join(ACTIONS) + ".")
+        panel = raw.get("panel", "")
+        if not (isinstance(panel, str) or (isinstance(panel, list)
+                                           and all(isinstance(n, str) for n in panel))):
+            raise LessonError(f"{name}, step {number}: panel must be a panel's name or a list "
+                              "of names, e.g. panel = [\"training\", \"gradients\"].")
         steps.append(LessonStep(str(raw["do"]).strip(),
                                 {k: v for k, v in raw.items() if k != "do"}))
     questions = data.get("questions", [])
@@ -143,8 +166,7 @@ def lesson_problems(lesson: Lesson, panels: set[str], examples: set[str]) -> lis
     for number, step in enumerate(lesson.steps, 1):
         where = f"{lesson.key}, step {number}"
         actions = step.actions
-        named = [actions.get("panel")] + ([step.highlight[0]] if step.highlight else [])
-        for panel in filter(None, named):
+        for panel in step.panels:
             if panel not in panels:
                 problems.append(f"{where}: no panel named '{panel}'.")
         for action in RESOURCE_ACTIONS:

@@ -104,10 +104,26 @@ class MainWindow(QMainWindow):
 
     @Slot(str, object)
     def _on_lesson(self, action: str, value: object) -> None:
-        if action == "panel" and value in self.docks:
-            self.show_panel(str(value))
+        if action == "panels" and value:
+            self.show_lesson_panels(tuple(value))
         elif action == "highlight":
             self.highlight(str(value))
+
+    def show_lesson_panels(self, names: tuple[str, ...]) -> None:
+        """The Lessons panel beside `names` (the last in front), every other panel closed;
+        without a Lessons panel, the named panels are shown where they are."""
+        names = tuple(n for n in names if n in self.docks)
+        if not names:
+            return
+        if "lessons" not in self.docks or not self.perspectives.focus("Lessons", names,
+                                                                      names[-1]):
+            for name in names:
+                self.show_panel(name)
+
+    def show_lessons(self) -> None:
+        """The Lessons perspective (the welcome's "Start the lessons")."""
+        if not self.perspectives.switch("Lessons"):
+            self.show_panel("lessons")
 
     def highlight(self, target: str) -> QWidget | None:
         """Show the panel of `target` ("panel:control"), bring the control into view and
@@ -222,7 +238,7 @@ class MainWindow(QMainWindow):
         even when the student unticked "Show this at start"."""
         if not force and not wants_welcome(self.settings):
             return None
-        lessons = (lambda: self.show_panel("lessons")) if "lessons" in self.panels else None
+        lessons = self.show_lessons if "lessons" in self.panels else None
         self.welcome = Welcome(self.settings, lessons, self.show_getting_started, self)
         self.welcome.show()
         return self.welcome

@@ -16,7 +16,7 @@ toolbar, the View menu and the shortcut follow.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QByteArray, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
@@ -113,6 +113,25 @@ class PerspectiveSwitcher(QObject):
         self.actions[name].setChecked(True)
         self._tidy_tab_bars()
         QTimer.singleShot(0, self, self._tidy_tab_bars)  # after the layout's own pass
+        return True
+
+    def focus(self, name: str, panels: tuple[str, ...], raised: str = "") -> bool:
+        """Perspective `name` with only `panels` beside its main ones, `raised` in front: a
+        lesson step shows the Lessons panel and the few panels the step names, closing those
+        earlier steps opened (they piled up and squeezed the current one)."""
+        perspective = self.named(name)
+        if perspective is None:
+            return False
+        if self.current != name:
+            self.save()  # the layout the user leaves is kept, as a switch keeps it
+        panels = tuple(n for n in panels if n in self.window.docks
+                       and n not in perspective.main)
+        self.arrange(replace(perspective, side=panels, raised=raised))
+        self.current = name
+        self.settings.setValue("perspective/current", name)
+        self.actions[name].setChecked(True)
+        self._tidy_tab_bars()
+        QTimer.singleShot(0, self, self._tidy_tab_bars)
         return True
 
     def _tidy_tab_bars(self) -> None:

@@ -51,6 +51,11 @@ class LessonsPanel(Panel):
         self.lesson: Lesson | None = None
         self.done: set[int] = set()
         self.step_buttons: list[QPushButton] = []
+        self._highlight_target = None
+        self._highlight_timer = QTimer(self)
+        self._highlight_timer.setSingleShot(True)
+        self._highlight_timer.timeout.connect(
+            lambda: self.controller.lesson_action.emit("highlight", self._highlight_target))
         # a drop-down rather than a list beside the page: the page needs the dock's width
         self.list = QComboBox()
         self.list.setObjectName("lessons-list")
@@ -185,8 +190,10 @@ class LessonsPanel(Panel):
     def run_step(self, index: int) -> None:
         """Set the app up as step `index` says, then point at its control."""
         step = self.lesson.steps[index]
+        if step.panels:
+            self.controller.lesson_action.emit("panels", step.panels)
         for action, value in step.actions.items():
-            if action == "highlight":
+            if action in ("highlight", "panel"):
                 continue
             if action == "checkpoint":
                 self._open_model(str(resource_path(str(value))))
@@ -194,10 +201,12 @@ class LessonsPanel(Panel):
                 self.controller.set_model_config(self._model_config(dict(value)))
             else:
                 self.controller.lesson_action.emit(action, value)
-        target = step.actions.get("highlight")
-        if target:
-            QTimer.singleShot(HIGHLIGHT_DELAY_MS, self,
-                              lambda: self.controller.lesson_action.emit("highlight", target))
+        # one pending highlight: a quick click on the next step must not have the last one's
+        # control (and its panel) pop up after the next step arranged its own panels
+        self._highlight_target = step.actions.get("highlight")
+        self._highlight_timer.stop()
+        if self._highlight_target:
+            self._highlight_timer.start(HIGHLIGHT_DELAY_MS)
         self.done.add(index)
         self.step_buttons[index].setText("Again ✓" if step.actions else "Done ✓")
 

@@ -1,0 +1,52 @@
+"""A lesson step shows the Lessons panel and the few panels it names, nothing else: panels
+earlier steps and lessons opened are closed, so the current one gets the room (issue 13: after
+a few lessons the window held every panel any step had opened, squeezed side by side)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+
+@pytest.fixture
+def lessons(qtbot, window):
+    window.resize(1366, 768)
+    qtbot.wait(50)
+    return window.panels["lessons"]
+
+
+def visible(window) -> set[str]:
+    return {name for name, dock in window.docks.items() if dock.isVisible()}
+
+
+def run(qtbot, window, panel, lesson: str, step: int) -> None:
+    panel.choose(lesson)
+    panel.run_step(step - 1)
+    qtbot.wait(20)  # the perspective sizes its docks after a turn of the event loop
+    QApplication.processEvents()
+
+
+def test_each_step_shows_only_its_own_panels_beside_the_lesson(qtbot, window, lessons):
+    window.perspectives.switch("All panels")  # wherever the student was
+    run(qtbot, window, lessons, "01-one-hot-and-embeddings", 1)  # panel = "worked"
+    assert window.perspectives.current == "Lessons"
+    assert visible(window) == {"lessons", "worked"}
+    run(qtbot, window, lessons, "01-one-hot-and-embeddings", 5)  # architecture
+    assert visible(window) == {"lessons", "architecture"}
+    run(qtbot, window, lessons, "13-encoder-decoder-attention", 2)
+    assert visible(window) == {"lessons", "alignment"}
+    run(qtbot, window, lessons, "14-classification-and-tagging", 1)  # a recipe: Training
+    assert visible(window) == {"lessons", "training"}
+    run(qtbot, window, lessons, "14-classification-and-tagging", 2)
+    assert visible(window) == {"lessons", "confusion"}
+    qtbot.waitUntil(lambda: window.docks["confusion"].width() > 0.55 * window.width())
+    lesson, shown = window.docks["lessons"].geometry(), window.docks["confusion"].geometry()
+    assert lesson.right() < shown.left()  # beside the lesson, not tabbed behind it
+    assert lesson.width() > 0.25 * window.width()
+
+
+def test_the_welcome_opens_the_lessons_perspective(qtbot, window):
+    window.perspectives.switch("Data")
+    window.show_lessons()
+    assert window.perspectives.current == "Lessons" and "lessons" in visible(window)
+
