@@ -63,3 +63,16 @@ def test_a_model_without_attention_says_so(qtbot, panel):
     publish(qtbot, panel, 10, attention="none")
     assert "No attention" in panel.heatmap.plot.titleLabel.text
     assert "no attention" in panel.step_view.caption.text()
+
+
+def test_a_new_run_starts_the_slider_again(qtbot, panel):
+    """The lesson trains dates with attention, then without: the slider must not run from one
+    model's snapshots into the other's (same probe text, same task)."""
+    from dataclasses import replace
+
+    for step in (0, 50):
+        publish(qtbot, panel, step)
+    assert panel.slider.maximum() == 1
+    with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):
+        panel.controller.set_snapshot(replace(snapshot(10, "none"), run_dir="/runs/other"))
+    assert len(panel.history) == 1 and panel.slider_label.text() == "1 of 1: step 10"

@@ -63,6 +63,10 @@ def test_confusion_matrix_and_per_class_bars_follow_the_validations(qtbot, contr
     assert header[0] == "class" and columns[0] == ["neg", "pos"]
     controller.run_changed.emit("/runs/new")  # a new run starts afresh
     assert panel.history == []
+    # and the last run's matrix does not stay on screen under the new run (a lesson's tagger
+    # showed the sentiment classifier's matrix until its first validation)
+    assert panel.heatmap.values.size == 0 and panel.cell_text == []
+    assert bar_heights(panel.bars) == [] and "new run" in panel.status.text()
 
 
 def test_a_language_model_validation_leaves_the_panel_alone(qtbot, controller):

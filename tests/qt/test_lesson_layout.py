@@ -50,3 +50,15 @@ def test_the_welcome_opens_the_lessons_perspective(qtbot, window):
     window.show_lessons()
     assert window.perspectives.current == "Lessons" and "lessons" in visible(window)
 
+
+def test_a_lesson_probe_goes_to_the_language_model_views_only(qtbot, window):
+    """A lesson's probe is a line of the play: the task views keep their own examples (the
+    Classify console showed Hamlet's line as the review a student was asked to type)."""
+    bars = {name: window.panels[name].probe_bar for name in
+            ("gates", "attention", "alignment", "tagging", "classify", "fill_mask")}
+    before = {name: bar.text.text() for name, bar in bars.items()}
+    window.controller.lesson_action.emit("probe", "HAMLET:\nTo be")
+    after = {name: bar.text.text() for name, bar in bars.items()}
+    assert after["gates"] == after["attention"] == "HAMLET:\nTo be"
+    for name in ("alignment", "tagging", "classify", "fill_mask"):
+        assert after[name] == before[name], name

@@ -52,10 +52,11 @@ class AlignmentPanel(Panel):
         self.shown: Any = None
         self._step = 0  # the output step the step view shows
         self._probe_text = ""  # the probe the history's traces read
+        self._model: tuple[str, str] = ("", "")  # the run (or checkpoint) they come from
         # before the probe bar's own slot, so a new model's first probe has its example text
         controller.snapshot_changed.connect(self._on_snapshot)
         self.probe_bar = ProbeBar(controller, self._request, text="", placeholder=PLACEHOLDER,
-                                  caller="inspector:alignment")
+                                  caller="inspector:alignment", lesson_probes=False)
         self.probe_bar.text.setToolTip(
             "What the model reads. Add → and the right output (dates: “3 March 2011 → "
             "2011-03-03”) to see where the model looks while writing the right answer; "
@@ -113,8 +114,11 @@ class AlignmentPanel(Panel):
         """A probe's trace: kept for the slider; shown if the slider follows the latest. A new
         probe text starts the slider's series again (the snapshots are compared on one probe)."""
         text = self.probe_bar.text.text()
-        if text != self._probe_text:
-            self._probe_text, self.history = text, []
+        model = _model_of(self.probe_bar.traced_snapshot)
+        if text != self._probe_text or model != self._model:
+            # the slider compares snapshots of one model on one probe: a new run (the lesson's
+            # run without attention after the one with) starts the series again
+            self._probe_text, self._model, self.history = text, model, []
         following = not self.history or self.slider.value() == len(self.history) - 1
         if self.history and self.history[-1].step == trace.step:
             self.history[-1] = trace  # the same snapshot probed again (new text)
@@ -162,6 +166,14 @@ class AlignmentPanel(Panel):
         top = trace.top_tokens[step] if trace.top_tokens else ()
         self.step_view.show_step(step, trace.target_text[step], trace.source_text,
                                  trace.alignment[step], context, top)
+
+
+def _model_of(snapshot: Any) -> tuple[str, str]:
+    """What tells two models apart: the run folder, else the run's name and architecture."""
+    if snapshot is None:
+        return ("", "")
+    return (getattr(snapshot, "run_dir", "") or getattr(snapshot, "run_name", ""),
+            str(getattr(snapshot, "model_config", {}).get("attention", "")))
 
 
 def score_card_cross() -> str:

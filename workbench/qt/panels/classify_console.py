@@ -39,7 +39,7 @@ class ClassifyConsolePanel(Panel):
         super().__init__(controller, parent)
         self.answer: ClassifyPrediction | None = None
         self.probe_bar = ProbeBar(controller, self._request, DEFAULT_SENTENCE,
-                                  "A sentence to classify")
+                                  "A sentence to classify", lesson_probes=False)
         self.probe_bar.result_ready.connect(self.show_answer)
         self.verdict = QLabel("Train or open a classifier, then type a sentence.",
                               objectName="classify-verdict")

@@ -97,9 +97,17 @@ class ConfusionPanel(Panel):
 
     @Slot(object)
     def _on_run_changed(self, path: Any) -> None:
-        """A new run started: its validations replace the last run's."""
+        """A new run started: its validations replace the last run's, and the last run's
+        matrix goes (it stayed on screen under the new run's name until its first validation:
+        a lesson's tagger showed the sentiment classifier's matrix)."""
         self.history.clear()
         self.slider.setRange(0, 0)
+        self.slider.setEnabled(False)
+        self.heatmap.clear("Waiting for the new run's first validation")
+        self._cell_numbers(np.zeros((0, 0)))
+        self.bars.clear()
+        self.status.setText("A new run started: its first validation shows here (a "
+                            "classifier's or a tagger's; a language model has no classes).")
 
     def add(self, event: EvalLogged) -> None:
         classes = (event.results or {}).get("classes")

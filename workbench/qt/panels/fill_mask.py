@@ -50,7 +50,7 @@ class FillMaskPanel(Panel):
         super().__init__(controller, parent)
         self.answers: list[FillMaskPrediction] = []
         self.probe_bar = ProbeBar(controller, self._request, DEFAULT_SENTENCE,
-                                  "A sentence with [MASK]")
+                                  "A sentence with [MASK]", lesson_probes=False)
         self.probe_bar.result_ready.connect(self.show_answers)
         self.compare = QLineEdit(placeholderText="Optional: a second sentence with [MASK] to "
                                                  "compare (Texas / New York: what differs?)")

@@ -62,7 +62,8 @@ class TaggingPanel(Panel):
         self.gold: list[str] | None = None
         self.pick = 0
         self.probe_bar = ProbeBar(controller, self._request, DEFAULT_SENTENCE,
-                                  "A sentence to tag (word/TAG to give gold tags)")
+                                  "A sentence to tag (word/TAG to give gold tags)",
+                                  lesson_probes=False)
         self.probe_bar.result_ready.connect(self.show_answer)
         self.test_button = QPushButton("Test sentence")
         self.test_button.setToolTip("A sentence of the model's test data, with its gold tags.")

@@ -124,6 +124,16 @@ class Heatmap(QWidget):
         if title is not None:
             self.plot.setTitle(title)
 
+    def clear(self, title: str = "") -> None:
+        """Nothing shown (the data it showed belongs to a model or run that is gone)."""
+        self.values = np.zeros((0, 0))
+        self.row_labels, self.col_labels = [], []
+        self.image.clear()
+        self.mask_backdrop.setRect(QRectF(0, 0, 0, 0))
+        for side in ("left", "bottom"):
+            self.plot.getAxis(side).setTicks(None)
+        self.plot.setTitle(title or "Probe a model to see this view.")
+
     def _label_rows(self) -> None:
         """Label as many rows as fit a line of text apart at the view's height now (128 units
         in a 150 px view would print their numbers over each other)."""

@@ -43,9 +43,12 @@ class ProbeBar(QWidget):
 
     def __init__(self, controller, request: RequestFn, text: str = DEFAULT_PROBE,
                  placeholder: str = "Probe text", parent: QWidget | None = None,
-                 caller: str = "probe") -> None:
+                 caller: str = "probe", lesson_probes: bool = True) -> None:
         super().__init__(parent)
         self.controller = controller
+        # a lesson's probe is a line of the play for the language-model inspectors; a task's
+        # view (a date to rewrite, a sentence to tag or classify) keeps its own example
+        self.lesson_probes = lesson_probes
         self.request = request
         self.caller = caller
         self.snapshot = controller.snapshot
@@ -107,7 +110,7 @@ class ProbeBar(QWidget):
     def _on_lesson(self, action: str, value: Any) -> None:
         """A lesson step: probe this sentence, or look at the model it opened (unfrozen, so a
         model the lesson then trains replaces it)."""
-        if action == "probe":
+        if action == "probe" and self.lesson_probes:
             self.text.setText(str(value))
             self.refresh()
         elif action == "snapshot" and self.freeze.isChecked():
