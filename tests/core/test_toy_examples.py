@@ -75,6 +75,8 @@ def test_word2vec_window_pairs():
     cbow = run("window", sentence="I have failed at times but i never stopped trying",
                centre="failed")
     assert [b for _, b in cbow.values["result"]] == ["I", "have", "at", "times"]
+    fox = run("window", sentence="The quick brown fox jumped over the lazy dog", centre="fox")
+    assert [b for _, b in fox.values["result"]] == ["quick", "brown", "jumped", "over"]
 
 
 @pytest.mark.parametrize("texts, message", [

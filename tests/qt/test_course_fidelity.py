@@ -57,6 +57,25 @@ def test_cards_and_tooltips_cite_public_sources_not_course_files():
         assert public in cards
 
 
+def test_no_text_of_the_window_cites_course_files(window):
+    """Every tooltip, "What is this?" and label of every panel, and the task settings' tooltips
+    (the encoder task's counted sizes said "seed 002: 5,000")."""
+    from PySide6.QtWidgets import QAbstractButton, QLabel, QWidget
+
+    from workbench.core.config.tasks import TASK_CONFIGS
+
+    found = []
+    for widget in [window, *window.findChildren(QWidget)]:
+        texts = [widget.toolTip(), widget.whatsThis()]
+        if isinstance(widget, QLabel | QAbstractButton):
+            texts.append(widget.text())
+        found += [f"{widget.objectName() or type(widget).__name__}: {t[:80]}" for t in texts
+                  if INTERNAL.search(t)]
+    found += [tip for config in TASK_CONFIGS.values() for f in form_fields(config)
+              if INTERNAL.search(tip := f.metadata["tooltip"])]
+    assert found == []
+
+
 def test_transformer_card_says_what_the_model_computes():
     summary = transformer_summary()
     sinusoidal = architecture_cards.architecture_card(summary, TransformerConfig())

@@ -30,9 +30,11 @@ class CountedSizes(QWidget):
         self.note = QLabel("The vocabulary and the labels come from the task's data when "
                            "training starts; the counts assume:", wordWrap=True)
         self.vocab = _spin(2, 1_000_000, VOCAB_DEFAULT, "Vocabulary size the counts assume "
-                           "(seed 002: 5,000, or 20,000 for its bidirectional model).")
-        self.labels = _spin(1, 10_000, 2, "Labels (or tags) the counts assume (seed 002: 6, "
-                            "or 2 with one sigmoid unit).")
+                           "(5,000 in the Keras LSTM classifier of Vitrià's lecture \"Deep "
+                           "Sequential Models & Embeddings\", 20,000 in its bidirectional one).")
+        self.labels = _spin(1, 10_000, 2, "Labels (or tags) the counts assume (6 in "
+                            "that lecture's classifier; 2 as one sigmoid unit in its "
+                            "bidirectional one).")
         layout = QFormLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addRow(self.note)
