@@ -52,3 +52,20 @@ def test_the_frame_blinks_stays_then_goes_and_leaves_a_hidden_control(qtbot, mon
     panel.tabs.setCurrentIndex(1)  # the student looks elsewhere: the frame goes at once
     qtbot.waitUntil(lambda: not light.frame.isVisible() and not light.timer.isActive(),
                     timeout=3000)
+
+
+def test_the_frame_goes_round_a_heatmap_not_only_round_its_buttons(qtbot):
+    """A heatmap's plot fills it: the frame must still go round the whole control (it went
+    round the export buttons only, the part of the widget its children leave uncovered)."""
+    from workbench.qt.widgets.heatmap import Heatmap
+
+    window, panel = make_window(qtbot)
+    panel.heatmap = Heatmap("α", "key", "query")
+    panel.tabs.addTab(panel.heatmap, "Heatmap")
+    panel.tabs.setCurrentIndex(2)
+    qtbot.waitUntil(panel.heatmap.isVisible)
+    light = Spotlight(window)
+    light.show_on(panel.heatmap)
+    top_left = panel.heatmap.mapTo(window, panel.heatmap.rect().topLeft())
+    assert light.frame.geometry().top() == top_left.y() - 4
+    assert light.frame.geometry().height() == panel.heatmap.height() + 8

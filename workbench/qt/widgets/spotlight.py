@@ -7,7 +7,7 @@ collapsed "Advanced" group, and scrolls the dock, so the frame is never drawn ov
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QObject, QPoint, QRect, Qt, QTimer
 from PySide6.QtWidgets import (
     QGroupBox,
     QScrollArea,
@@ -108,13 +108,19 @@ class Spotlight(QObject):
     def _place(self) -> None:
         if self.target is None:
             return
-        # the part of the control a scroll area or dock leaves visible, not all of it
-        shown = self.target.visibleRegion().boundingRect()
+        # the part of the control its scroll areas and dock leave visible: the control's
+        # rectangle cut by each ancestor's. (Not visibleRegion(): it also takes out what the
+        # control's own opaque children cover, and around a heatmap, whose plot fills it, the
+        # frame went round the export buttons only.)
+        shown = QRect(self.target.mapTo(self.window, QPoint(0, 0)), self.target.size())
+        ancestor = self.target.parentWidget()
+        while ancestor is not None and ancestor is not self.window:
+            shown = shown.intersected(QRect(ancestor.mapTo(self.window, QPoint(0, 0)),
+                                            ancestor.size()))
+            ancestor = ancestor.parentWidget()
         if shown.isEmpty():
-            shown = self.target.rect()
-        corner = self.target.mapTo(self.window, shown.topLeft())
-        self.frame.setGeometry(corner.x() - 4, corner.y() - 4, shown.width() + 8,
-                               shown.height() + 8)
+            shown = QRect(self.target.mapTo(self.window, QPoint(0, 0)), self.target.size())
+        self.frame.setGeometry(shown.adjusted(-4, -4, 4, 4))
 
     def _blink(self) -> None:
         """Each tick: follow the control (the layout may move it), blink for the first
