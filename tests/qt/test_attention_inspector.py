@@ -104,3 +104,13 @@ def test_a_seq2seq_transformer_offers_encoder_decoder_and_cross_attention(qtbot,
     assert np.isnan(shown[np.triu_indices(shown.shape[0], 1)]).all()
     assert panel.heatmap.row_labels[0] == "<bos>"
     controller.shutdown()
+
+
+def test_another_run_starts_the_head_statistics_again(qtbot, panel):
+    """Lesson 8's sample transformer, then lesson 9's trained one: each model's curves alone
+    (a history of both had rows of different head counts and the plot raised IndexError)."""
+    for step in (100, 200):
+        publish(qtbot, panel, step)
+    with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):
+        panel.controller.set_snapshot(snapshot(50, "transformer", run_dir="/runs/other"))
+    assert [step for step, _ in panel.history] == [50]

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.heatmap import Heatmap
-from workbench.qt.widgets.probe_bar import ProbeBar
+from workbench.qt.widgets.probe_bar import ProbeBar, model_key
 from workbench.qt.widgets.seq2seq_cards import SCORES, score_card
 from workbench.qt.widgets.step_view import StepView
 
@@ -114,7 +114,7 @@ class AlignmentPanel(Panel):
         """A probe's trace: kept for the slider; shown if the slider follows the latest. A new
         probe text starts the slider's series again (the snapshots are compared on one probe)."""
         text = self.probe_bar.text.text()
-        model = _model_of(self.probe_bar.traced_snapshot)
+        model = model_key(self.probe_bar.traced_snapshot)
         if text != self._probe_text or model != self._model:
             # the slider compares snapshots of one model on one probe: a new run (the lesson's
             # run without attention after the one with) starts the series again
@@ -166,14 +166,6 @@ class AlignmentPanel(Panel):
         top = trace.top_tokens[step] if trace.top_tokens else ()
         self.step_view.show_step(step, trace.target_text[step], trace.source_text,
                                  trace.alignment[step], context, top)
-
-
-def _model_of(snapshot: Any) -> tuple[str, str]:
-    """What tells two models apart: the run folder, else the run's name and architecture."""
-    if snapshot is None:
-        return ("", "")
-    return (getattr(snapshot, "run_dir", "") or getattr(snapshot, "run_name", ""),
-            str(getattr(snapshot, "model_config", {}).get("attention", "")))
 
 
 def score_card_cross() -> str:

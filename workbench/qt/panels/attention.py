@@ -27,7 +27,7 @@ from workbench.qt.widgets.boxes import column, readable, series_colour
 from workbench.qt.widgets.cell_equations import attention_card, card_html, wrap
 from workbench.qt.widgets.heatmap import Heatmap, ticks
 from workbench.qt.widgets.plot_export import PlotExportBar
-from workbench.qt.widgets.probe_bar import DEFAULT_PROBE
+from workbench.qt.widgets.probe_bar import DEFAULT_PROBE, model_key
 from workbench.qt.widgets.worked_view import WorkedView
 
 STATISTICS = ("entropy", "mean distance", "previous token", "first token")
@@ -95,6 +95,7 @@ class AttentionPanel(InspectorPanel):
     def __init__(self, controller, parent=None) -> None:
         super().__init__(controller, parent)
         self.history: list[tuple[int, dict[str, np.ndarray]]] = []
+        self._history_model: tuple[str, str] = ("", "")  # the model the history is of
         self.layer_box = self.add_choice("Layer")
         self.head_box = self.add_choice("Head")
         self.what_box = self.add_choice("Show", ("weights α", "scores QKᵀ/√d_k"))
@@ -163,6 +164,9 @@ class AttentionPanel(InspectorPanel):
         step = int(extras.get("step", 0))
         stats = {k.split("/", 1)[1]: v for k, v in extras.items()
                  if k.startswith("head_stats/")}
+        model = model_key(self.probe_bar.traced_snapshot)
+        if model != self._history_model:  # another run or model: its own curves (a mixed
+            self._history_model, self.history = model, []  # history had rows of 2 and 4 heads)
         if stats:
             self.history = [h for h in self.history if h[0] != step] + [(step, stats)]
             self.history.sort(key=lambda item: item[0])

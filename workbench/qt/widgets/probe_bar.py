@@ -35,6 +35,17 @@ AUTO_INTERVAL_S = 2.0
 RequestFn = Callable[[Any, str], JobSpec]  # (snapshot, probe text) -> query job
 
 
+def model_key(snapshot: Any) -> tuple[str, str]:
+    """What tells two models apart in a view that collects results over training snapshots
+    (a slider, a curve per head): the run folder (else the run's name) and the architecture.
+    A new key means a new series: one model's snapshots must not run on into another's."""
+    if snapshot is None:
+        return ("", "")
+    config = getattr(snapshot, "model_config", {}) or {}
+    return (getattr(snapshot, "run_dir", "") or getattr(snapshot, "run_name", ""),
+            f"{config.get('arch', '')}/{config.get('attention', '')}")
+
+
 class ProbeBar(QWidget):
     """Emits `result_ready(result)` with each probe's result (a `Trace`)."""
 
