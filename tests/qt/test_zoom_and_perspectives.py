@@ -61,6 +61,29 @@ def test_presentation_mode_scales_text_plots_and_lines_and_is_remembered(qtbot, 
     assert QApplication.font().pointSizeF() == pytest.approx(base_font)
 
 
+def test_presentation_mode_scales_dock_titles_hint_lines_and_the_status_bar(qtbot, window):
+    """What the application font alone leaves small: a dock's title (drawn in the font the
+    dock read when it was made), a grey hint line (styled by a style sheet) and the text of
+    the panels' rich-text views."""
+    window.perspectives.switch("Inspect")
+    dock = window.docks["gates"]
+    hint = window.panels["gates"].probe_bar.status
+    base = QApplication.font().pointSizeF()
+    assert hint.styleSheet()  # the case: a widget with its own style sheet
+    window.layout_manager.presentation.setChecked(True)
+    qtbot.wait(50)
+    big = base * window.zoom.factor
+    assert QApplication.font().pointSizeF() == pytest.approx(big)
+    # the dock paints its title in its own font only when that differs from the application's
+    assert dock.font() != QApplication.font() and dock.font().pointSizeF() == pytest.approx(big)
+    assert hint.font().pointSizeF() == pytest.approx(big)
+    assert window.corpus_label.font().pointSizeF() == pytest.approx(big)
+    window.layout_manager.presentation.setChecked(False)
+    qtbot.wait(50)
+    assert dock.font().pointSizeF() == pytest.approx(base)
+    assert hint.font().pointSizeF() == pytest.approx(base)
+
+
 def test_zoom_in_and_out_step_and_stop_at_the_ends(window):
     zoom = window.zoom
     actions = {a.text(): a for a in window.view_menu.actions()}

@@ -63,8 +63,14 @@ class MainWindow(QMainWindow):
             self.add_panel(panel_type(controller))
         self.job_status = JobStatusWidget(controller.jobs)
         self.statusBar().addPermanentWidget(self.job_status)
-        self.corpus_label = QLabel("No corpus")
-        self.statusBar().insertPermanentWidget(0, self.corpus_label)  # not under a message
+        self.corpus_label = QLabel("No corpus", objectName="status-corpus")
+        self.corpus_label.setToolTip("The corpus the next run trains on")
+        # a rule between the corpus and the job state: side by side they read as one phrase
+        # ("shakespeare-small Ready"); messages show left of both, never over them
+        self.status_rule = QFrame(frameShape=QFrame.Shape.VLine,
+                                  frameShadow=QFrame.Shadow.Sunken)
+        self.statusBar().insertPermanentWidget(0, self.corpus_label)
+        self.statusBar().insertPermanentWidget(1, self.status_rule)
         controller.error.connect(self._show_error)
         controller.notice.connect(self._show_notice)
         controller.corpus_changed.connect(self._on_corpus)

@@ -19,7 +19,7 @@ import weakref
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QPen
-from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QScrollArea, QWidget
 
 STEPS = (0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0, 2.4)
 PRESENTATION = 1.6
@@ -89,7 +89,24 @@ class Zoom(QObject):
 
     def apply(self) -> None:
         QApplication.instance().setFont(self.font())
+        self.apply_to_widgets()
         self.apply_to_plots()
+
+    def apply_to_widgets(self) -> None:
+        """What the application font does not reach. A dock draws its title in the font it
+        read when it was made (QDockWidgetPrivate::font) unless its own font differs from the
+        application's: it gets the zoomed font marked by a style strategy no one sees. A
+        widget styled by a style sheet (a grey hint line, a coloured bar and its children)
+        keeps the font it was polished with until it is polished again."""
+        font = self.font()
+        font.setStyleStrategy(QFont.StyleStrategy.PreferQuality)
+        for dock in self.root.findChildren(QDockWidget):
+            dock.setFont(font)  # its panel follows the dock's font as it did the application's
+        styled = [w for w in self.root.findChildren(QWidget) if w.styleSheet()]
+        for widget in styled:
+            for each in (widget, *widget.findChildren(QWidget)):
+                each.style().unpolish(each)
+                each.style().polish(each)
 
     def apply_to_plots(self) -> None:
         for view in self.root.findChildren(pg.GraphicsView):

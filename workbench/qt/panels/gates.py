@@ -54,7 +54,7 @@ def activation_html(tokens: list[str], values: np.ndarray, lo: float, hi: float)
         shown = html.escape(token).replace("\n", "↵<br>") or "∅"
         parts.append(f'<span style="background:{colour.name()}; color:{text}" '
                      f'title="{value:.3f}">{shown}</span>')
-    return "<div style='font-family: monospace; font-size: 12pt'>" + "".join(parts) + "</div>"
+    return "<div style='font-family: monospace; font-size: large'>" + "".join(parts) + "</div>"
 
 
 class GatesPanel(InspectorPanel):

@@ -44,7 +44,7 @@ def loss_html(tokens: list[str], losses: np.ndarray, top: float) -> str:
         ink = "white" if colour.lightness() < 128 else "black"
         parts.append(f'<a href="{t}" style="background:{colour.name()}; color:{ink}; '
                      f'text-decoration:none" title="loss {loss:.2f} nats">{shown}</a>')
-    return "<div style='font-family: monospace; font-size: 13pt'>" + "".join(parts) + "</div>"
+    return "<div style='font-family: monospace; font-size: x-large'>" + "".join(parts) + "</div>"
 
 
 class NextTokenPanel(InspectorPanel):

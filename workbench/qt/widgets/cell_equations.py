@@ -11,7 +11,7 @@ to 2j in the cosine).
 
 from __future__ import annotations
 
-_STYLE = "font-family: 'DejaVu Serif', serif; font-size: 11pt;"
+_STYLE = "font-family: 'DejaVu Serif', serif; font-size: large;"
 
 
 def source(text: str) -> str:

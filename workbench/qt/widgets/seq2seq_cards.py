@@ -12,7 +12,7 @@ from typing import Any
 
 from workbench.qt.widgets.cell_equations import card_html
 
-_STYLE = "font-family: 'DejaVu Serif', serif; font-size: 11pt;"
+_STYLE = "font-family: 'DejaVu Serif', serif; font-size: large;"
 
 SCORES = {
     "none": ("No attention: the plain encoder-decoder (Sutskever et al. 2014; Cho et al. 2014)",

@@ -31,8 +31,9 @@ def token_colour(value: float, scale: float, signed: bool) -> str:
 
 
 def coloured_tokens_html(tokens: Sequence[str], values: np.ndarray, signed: bool,
-                         point_size: int = 14) -> str:
-    """The tokens as rich text, each on a background coloured by its value."""
+                         size: str = "x-large") -> str:
+    """The tokens as rich text, each on a background coloured by its value (`size`: a CSS
+    keyword, relative to the widget's font, so the text grows with the zoom)."""
     values = np.asarray(values, dtype=np.float64)
     scale = float(np.abs(values).max()) if values.size else 0.0
     parts = []
@@ -43,7 +44,7 @@ def coloured_tokens_html(tokens: Sequence[str], values: np.ndarray, signed: bool
         shown = html.escape(token).replace(" ", "&nbsp;") or "∅"
         parts.append(f'<span style="background:{background}; color:{text_colour}" '
                      f'title="{value:+.4f}">&nbsp;{shown}&nbsp;</span>')
-    return (f"<div style='font-size:{point_size}pt; line-height:160%'>" + " ".join(parts)
+    return (f"<div style='font-size:{size}; line-height:160%'>" + " ".join(parts)
             + "</div>")
 
 

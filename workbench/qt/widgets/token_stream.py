@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from workbench.core.events import TokenGenerated
 
-FONT = "font-family: monospace; font-size: 12pt"
+FONT = "font-family: monospace; font-size: large"  # a keyword: it grows with the zoom
 
 
 def escape(text: str) -> str:
