@@ -107,13 +107,13 @@ def test_vocabulary_comes_from_the_tokens(qtbot, panel):
 def test_matched_size_proposes_and_applies_a_width(qtbot, panel):
     pick(panel, "gru")
     wait_for_summary(qtbot, panel, arch="gru")
-    panel.match_target.setCurrentIndex(panel.match_target.findData("lstm"))
-    panel.propose_matched_size()
-    qtbot.waitUntil(lambda: panel.apply_button.isEnabled(), timeout=WAIT_MS)
-    proposal = panel.proposal
+    panel.matched.target.setCurrentIndex(panel.matched.target.findData("lstm"))
+    panel.matched.propose()
+    qtbot.waitUntil(lambda: panel.matched.apply_button.isEnabled(), timeout=WAIT_MS)
+    proposal = panel.matched.proposal
     assert abs(proposal.relative_error) < 0.03 and proposal.width != 256
-    assert f"{proposal.width}" in panel.match_result.text()
-    panel.apply_matched_size()
+    assert f"{proposal.width}" in panel.matched.result.text()
+    panel.matched.apply()
     assert panel.form.editors["hidden_size"].value() == proposal.width
     assert panel.controller.model_config.hidden_size == proposal.width
     summary = wait_for_summary(qtbot, panel, hidden_size=proposal.width)
@@ -245,3 +245,22 @@ def test_a_classifier_counts_reproduce_seed_002s_tables_in_the_panel(qtbot, pane
     panel.counted.labels.setValue(2)
     wait_for_summary(qtbot, panel, output="sigmoid", num_labels=2, vocab_size=20_000)
     assert table_total(panel) == ("2,758,785", "2,757,761")
+
+
+def test_a_narrow_panel_shows_every_row_of_the_layer_table(qtbot, panel):
+    """In the Model & training perspective at 1920 x 1080 the table is narrower than its
+    columns: its scroll bar hid the Total row when the height counted the rows only."""
+    wait_for_summary(qtbot, panel, arch="lstm")
+    panel.resize(700, 800)  # the summary side about 300 px wide: the columns scroll sideways
+    table = panel.table
+
+    def total_row_in_view():
+        assert table.horizontalScrollBar().isVisible()
+        last = table.visualItemRect(table.item(table.rowCount() - 1, 0))
+        assert table.item(table.rowCount() - 1, 0).text() == "Total"
+        assert last.top() >= 0 and last.bottom() <= table.viewport().height()
+    qtbot.waitUntil(total_row_in_view, timeout=5000)
+    panel.resize(1800, 800)  # wide enough again: no room kept for a scroll bar
+    qtbot.waitUntil(lambda: not table.horizontalScrollBar().isVisible(), timeout=5000)
+    last = table.visualItemRect(table.item(table.rowCount() - 1, 0))
+    assert table.viewport().height() - last.bottom() < last.height()

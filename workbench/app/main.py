@@ -12,6 +12,7 @@ from pathlib import Path
 from workbench import __version__
 
 SCREENSHOT_TIMEOUT_S = 120
+SCREENSHOT_QUIET_S = 1.5  # longer than a panel's own delay before it queries (architecture: 0.5 s)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -180,14 +181,16 @@ def preload_heavy_modules() -> None:
 def take_screenshot(app, window, out: str, panel: str | None) -> int:
     from workbench.app.window import settle
 
-    settle(window, timeout_s=SCREENSHOT_TIMEOUT_S)
+    # a panel that was hidden describes itself a moment after it shows (the Architecture panel
+    # 0.5 s after): wait longer than that, or its screenshot says "Describing…"
+    settle(window, timeout_s=SCREENSHOT_TIMEOUT_S, quiet_s=SCREENSHOT_QUIET_S)
     if panel:
         # Float the panel at a readable size: tabbed in the layout it may be squeezed.
         widget = window.docks[panel]
         widget.setFloating(True)
         widget.resize(1280, 860)
         window.show_panel(panel)
-        settle(window, timeout_s=SCREENSHOT_TIMEOUT_S)
+        settle(window, timeout_s=SCREENSHOT_TIMEOUT_S, quiet_s=SCREENSHOT_QUIET_S)
     else:
         widget = window
     ok = widget.grab().save(out)

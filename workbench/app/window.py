@@ -20,8 +20,9 @@ def build_window(settings: QSettings | None = None, backend: Backend | None = No
     return MainWindow(controller, panel_types(), settings=settings)
 
 
-def settle(window: MainWindow, timeout_s: float = 60.0) -> bool:
-    """Process events until no job or query runs (for screenshots and scripted checks)."""
+def settle(window: MainWindow, timeout_s: float = 60.0, quiet_s: float = 0.3) -> bool:
+    """Process events until no job or query has run for `quiet_s` (for screenshots and
+    scripted checks)."""
     app = QApplication.instance()
     controller = window.controller
     deadline = time.monotonic() + timeout_s
@@ -33,7 +34,7 @@ def settle(window: MainWindow, timeout_s: float = 60.0) -> bool:
             quiet_since = None
         elif quiet_since is None:
             quiet_since = time.monotonic()
-        elif time.monotonic() - quiet_since > 0.3:  # let follow-up jobs start
+        elif time.monotonic() - quiet_since > quiet_s:  # let follow-up jobs start
             return True
         time.sleep(0.01)
     return False

@@ -8,10 +8,14 @@ boxes reproduces them in the panel.
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFormLayout, QLabel, QSpinBox, QWidget
 
-VOCAB_DEFAULT = 5000  # seed 002's vocabulary
+VOCAB_DEFAULT = 5000  # seed 002's vocabulary, also a language model's until a corpus is tokenized
+SIDE_VOCAB_DEFAULT = 64  # a source or target vocabulary, until a task's data is prepared
 
 
 def _spin(low: int, high: int, value: int, tooltip: str) -> QSpinBox:
@@ -52,3 +56,27 @@ class CountedSizes(QWidget):
         self.labels.blockSignals(False)
         self.labels.setVisible(labels > 0)
         self.labels_row.setVisible(labels > 0)
+
+    def counted(self, config: Any, task: Any) -> Any:
+        """`config` with the vocabularies the counts assume where none is known yet; for an
+        encoder task, the whole model the task trains: the encoder with the task's head, for
+        the vocabulary and labels in these boxes."""
+        if hasattr(task, "model_for_counts"):
+            encoder = dataclasses.replace(config, vocab_size=self.vocab.value())
+            return task.model_for_counts(encoder, self.labels.value())
+        if hasattr(config, "vocab_size"):
+            return dataclasses.replace(config, vocab_size=config.vocab_size or VOCAB_DEFAULT)
+        return dataclasses.replace(config, **{
+            f.name: getattr(config, f.name) or SIDE_VOCAB_DEFAULT
+            for f in dataclasses.fields(config) if f.name.endswith("vocab_size")})
+
+
+def vocabulary_text(task_type: Any, tokens: Any) -> str:
+    """Where a language model's or a sequence-to-sequence model's vocabulary comes from."""
+    if not getattr(task_type, "needs_corpus", True):
+        return (f"Source and target vocabularies come from the task's data when training "
+                f"starts; the counts assume {SIDE_VOCAB_DEFAULT} tokens each until then.")
+    if tokens is None:
+        return f"Vocabulary: {VOCAB_DEFAULT:,} assumed for the counts until a corpus is tokenized."
+    return (f"Vocabulary: {tokens.tokenizer.vocab_size:,} {tokens.tokenizer.kind} tokens "
+            "from the corpus.")

@@ -1,0 +1,129 @@
+"""What a model costs and computes, for the Architecture panel: its parameter counts, memory
+and FLOPs, the layer table, the block diagram and the equation card of one `ModelSummary`.
+
+The table is as tall as its rows and, when its columns are wider than the panel, the
+horizontal scroll bar under them (a fixed height without it hid the Total row behind the bar
+in a narrow dock); the panel itself scrolls, so the diagram and card stay below the table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.config.summary import ModelSummary, human_bytes, human_count
+from workbench.qt.widgets.architecture_cards import architecture_card
+from workbench.qt.widgets.block_diagram import BlockDiagram
+from workbench.qt.widgets.seq2seq_cards import seq2seq_card
+
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+COLUMNS = ("Layer", "Type", "Output shape", "Param # (torch)", "Param # (Keras)", "Note")
+
+
+class LayerTable(QTableWidget):
+    """The layer table, always as tall as its rows and the scroll bar it needs."""
+
+    def __init__(self) -> None:
+        super().__init__(0, len(COLUMNS), objectName="architecture-table")
+        self.setHorizontalHeaderLabels(COLUMNS)
+        self.verticalHeader().hide()
+        self.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.horizontalHeader().setStretchLastSection(True)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+
+    def fill(self, summary: ModelSummary) -> None:
+        rows = [(r.name, r.kind, r.output_shape, r.params, r.keras_params, r.note)
+                for r in summary.rows]
+        rows.append(("Total", "", "", summary.total_params, summary.keras_params,
+                     "tied weights counted once"))
+        self.setRowCount(len(rows))
+        for i, values in enumerate(rows):
+            for j, value in enumerate(values):
+                item = QTableWidgetItem(f"{value:,}" if isinstance(value, int) else value)
+                if isinstance(value, int):
+                    item.setTextAlignment(_RIGHT)
+                if i == len(rows) - 1:
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                self.setItem(i, j, item)
+        self.resizeColumnsToContents()
+        self.horizontalHeader().setSectionResizeMode(len(COLUMNS) - 1,
+                                                     QHeaderView.ResizeMode.Stretch)
+        self.resizeRowsToContents()
+        self.fit_height()
+
+    def fit_height(self) -> None:
+        height = self.horizontalHeader().sizeHint().height() + 2 * self.frameWidth()
+        height += sum(self.rowHeight(i) for i in range(self.rowCount()))
+        if self.horizontalHeader().length() > self.viewport().width():  # it scrolls sideways
+            height += self.horizontalScrollBar().sizeHint().height()
+        if self.height() != height:
+            self.setFixedHeight(height)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self.fit_height()  # narrower: the scroll bar appears under the rows, not over Total
+
+
+class ModelSummaryView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.updating = QLabel("", objectName="architecture-updating")
+        self.updating.setStyleSheet("color: #8a4b00; font-weight: bold")
+        self.stats = QLabel("Describing…", wordWrap=True, objectName="architecture-stats")
+        self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.table = LayerTable()
+        self.diagram = BlockDiagram()
+        self.card = QLabel(wordWrap=True, objectName="equation-card")
+        self.card.setTextFormat(Qt.TextFormat.RichText)
+        self.card.setAlignment(Qt.AlignmentFlag.AlignTop)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.updating)
+        layout.addWidget(self.stats)
+        layout.addWidget(self.table)
+        layout.addWidget(QLabel("<b>Block diagram</b>"))
+        layout.addWidget(self.diagram)
+        layout.addWidget(self.card)
+        layout.addStretch(1)
+
+    def show_summary(self, summary: ModelSummary, config: Any) -> None:
+        """`summary` of `config` (the config as counted: an encoder task's whole model)."""
+        self.stats.setText(stats_html(summary))
+        self.table.fill(summary)
+        self.diagram.set_summary(summary)
+        if "seq2seq" in getattr(config, "tasks", ()):
+            self.card.setText(seq2seq_card(config))
+            return
+        if hasattr(config, "encoder_config"):  # an encoder with a head: the encoder's card
+            config = config.encoder_config()
+        self.card.setText(architecture_card(summary, config))
+
+    def set_stale(self, stale: bool) -> None:
+        """Greyed and saying so while it shows other settings than the form's."""
+        self.setEnabled(not stale)
+        self.updating.setText("Updating for the new settings…" if stale else "")
+
+
+def stats_html(s: ModelSummary) -> str:
+    keras = (f"Keras convention: <b>{s.keras_params:,}</b> ({s.bias_difference:,} fewer: one bias "
+             "per gate)" if s.bias_difference else "Keras convention: the same count")
+    return (
+        f"<b>{s.title}</b>: <b>{s.total_params:,}</b> parameters in torch. {keras}.<br>"
+        f"Memory for a training step (B = {s.batch_size}, T = {s.seq_len}, float32): weights "
+        f"{human_bytes(s.param_bytes)} + gradients and Adam moments "
+        f"{human_bytes(s.training_state_bytes)} + activations ≈ "
+        f"{human_bytes(s.activation_bytes)} = <b>{human_bytes(s.training_bytes)}</b>.<br>"
+        f"FLOPs per token: {human_count(s.flops_per_token)} forward, "
+        f"≈ {human_count(3 * s.flops_per_token)} for a training step (forward + backward)."
+    )
