@@ -78,6 +78,8 @@ def test_presentation_mode_scales_dock_titles_hint_lines_and_the_status_bar(qtbo
     assert dock.font() != QApplication.font() and dock.font().pointSizeF() == pytest.approx(big)
     assert hint.font().pointSizeF() == pytest.approx(big)
     assert window.corpus_label.font().pointSizeF() == pytest.approx(big)
+    verdict = window.panels["classify"].verdict  # larger than the text around it
+    assert verdict.font().pointSizeF() == pytest.approx(big * 1.45)
     window.layout_manager.presentation.setChecked(False)
     qtbot.wait(50)
     assert dock.font().pointSizeF() == pytest.approx(base)

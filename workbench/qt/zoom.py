@@ -25,6 +25,7 @@ STEPS = (0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0, 2.4)
 PRESENTATION = 1.6
 SETTING = "view/zoom"
 BASE_FONT = "workbench_base_font"
+LARGER = "workbench_larger"  # a widget property: its text this many times the application's
 _PT = re.compile(r"([\d.]+)\s*pt")
 
 
@@ -102,6 +103,9 @@ class Zoom(QObject):
         font.setStyleStrategy(QFont.StyleStrategy.PreferQuality)
         for dock in self.root.findChildren(QDockWidget):
             dock.setFont(font)  # its panel follows the dock's font as it did the application's
+        for widget in self.root.findChildren(QWidget):
+            if widget.property(LARGER):
+                set_larger(widget, float(widget.property(LARGER)))
         styled = [w for w in self.root.findChildren(QWidget) if w.styleSheet()]
         for widget in styled:
             for each in (widget, *widget.findChildren(QWidget)):
@@ -243,6 +247,17 @@ class Zoom(QObject):
         if abs(qpen.widthF() - scaled) > 1e-6:
             qpen.setWidthF(scaled)
             item.setPen(qpen)
+
+
+def set_larger(widget: QWidget, scale: float, bold: bool | None = None) -> None:
+    """Text `scale` times the application font's size (a verdict, a heading), and kept so as
+    the zoom changes: a widget given a font of its own, or a size in a style sheet, no longer
+    follows the application font."""
+    font = QFont(QApplication.font())
+    font.setPointSizeF(font.pointSizeF() * scale)
+    font.setBold(widget.font().bold() if bold is None else bold)
+    widget.setProperty(LARGER, scale)
+    widget.setFont(font)
 
 
 def _clamp(factor: float) -> float:

@@ -25,6 +25,7 @@ from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.probe_bar import ProbeBar
 from workbench.qt.widgets.task_guard import require_task
 from workbench.qt.widgets.token_colours import coloured_tokens_html, legend_html
+from workbench.qt.zoom import set_larger
 
 DEFAULT_SENTENCE = "The food was good, not bad at all"
 
@@ -43,7 +44,7 @@ class ClassifyConsolePanel(Panel):
         self.probe_bar.result_ready.connect(self.show_answer)
         self.verdict = QLabel("Train or open a classifier, then type a sentence.",
                               objectName="classify-verdict")
-        self.verdict.setStyleSheet("font-size: 13pt; font-weight: bold")
+        set_larger(self.verdict, 1.45, bold=True)  # grows with the zoom (a fixed 13pt did not)
         self.words = QLabel(wordWrap=True, objectName="classify-words")
         self.words.setTextFormat(Qt.TextFormat.RichText)
         self.legend = QLabel()
