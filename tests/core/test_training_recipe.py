@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
+
 import pytest
 
 from workbench.core.config.models import LstmConfig
@@ -16,6 +19,7 @@ from workbench.core.training.recipe import (
     corpus_reference,
     load_recipe,
     parse_recipe,
+    run_name,
     save_recipe,
 )
 
@@ -102,3 +106,15 @@ def test_run_labels_read_well(tmp_path):
     runs.write_settings(folder, name="my best")
     assert runs.run_label(folder) == "my best"
     assert runs.run_label(tmp_path) == tmp_path.name
+
+
+def test_run_names_carry_the_architecture_and_the_corpus():
+    """Runs of one recipe on two corpora, or of two models from one preset, must be told
+    apart in every list and overlay: the name adds what the recipe's name lacks."""
+    root = Path(__file__).resolve().parents[2] / "resources"
+    assert run_name(load_recipe(root / "recipes" / "char-lstm.toml")) \
+        == "char-lstm-shakespeare-small"  # 'lstm' is in the name already
+    assert run_name(load_recipe(root / "lessons" / "recipes" / "gru-matched.toml")) \
+        == "gru-matched-shakespeare-small"
+    recipe = load_recipe(root / "lessons" / "recipes" / "lstm-small.toml")
+    assert run_name(dataclasses.replace(recipe, name="small")) == "small-lstm-shakespeare-small"
