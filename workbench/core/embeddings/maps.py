@@ -75,15 +75,19 @@ def _map(control: JobControl, matrix: np.ndarray, method: str, seed: int) -> Ite
 
 def _umap(control: JobControl, matrix: np.ndarray, seed: int):
     """UMAP in its two stages. The first use compiles umap's and pynndescent's numba code
-    (~20 s on an idle core here, minutes on a loaded one); numba caches what it compiled
-    (cache=True, beside the package or in the user's cache folder), so later maps skip most of
-    it. numba reports nothing while it compiles, so each stage says what it waits for."""
+    (~25 s of CPU here, minutes on a loaded core); numba keeps what it compiled on disk
+    (numba_cache: all of it, not only what the packages mark cache=True), so later sessions'
+    maps skip it. numba reports nothing while it compiles, so each stage says what it waits for."""
     import sys
+
+    from workbench.core.embeddings.numba_cache import cache_compiled_code
 
     if "umap" not in sys.modules:
         yield Progress(0.05, 1, "UMAP: loading and compiling numba code (the first map after "
                                 "installing takes longest; cached afterwards)")
     import umap
+
+    cache_compiled_code()
 
     control.check()
     yield Progress(0.3, 1, "UMAP: neighbour graph and layout (no progress inside)")
