@@ -196,6 +196,31 @@ class Checker:
             self.record(name, len(text) > len("ROMEO:") + 20, f"{checkpoint}: {text[:160]!r}",
                         self.last_trace)
 
+    def check_refusals(self, resources: Path) -> None:
+        """The reliability libraries are in the bundle and used: pydantic refuses a recipe
+        with a misspelled key, and `regex` stops a catastrophically backtracking word
+        pattern at its time limit (a missing library fails these with an import error)."""
+        recipe = (resources / "recipes" / "char-lstm.toml").read_text()
+        misspelled = self.home / "misspelled.toml"
+        misspelled.write_text(recipe.replace("hidden_size =", "hiden_size ="))
+        corpus = self.home / "aaa.txt"
+        corpus.write_text("a" * 30 + "b\n" + ("a" * 25 + "b\n") * 2000)
+        pattern = self.home / "catastrophic.toml"
+        pattern.write_text(recipe.replace('resource = "corpora/shakespeare-small"',
+                                          f'path = "{corpus}"')
+                           .replace('kind = "char"', 'kind = "word"\nword_pattern = "(a|aa)+$"'))
+        for name, path, expected in (
+                ("refuse-misspelled-key", misspelled, "did you mean 'hidden_size'"),
+                ("refuse-catastrophic-pattern", pattern, "backtracks catastrophically")):
+            trace = self.last_trace = self.out / f"strace-{name}.txt"
+            done = subprocess.run(self.wrapped(["train", str(path), "--max-steps", "1",
+                                                "--out", str(self.home / name)], trace),
+                                  env=self.env, capture_output=True, text=True, timeout=300,
+                                  stdin=subprocess.DEVNULL)
+            said = (done.stderr.strip().splitlines() or [""])[-1]
+            self.record(name, done.returncode != 0 and expected in done.stderr,
+                        f"exit {done.returncode}: {said[:200]}", trace)
+
 
 def image_looks_drawn(png: Path) -> tuple[bool, str]:
     """A real screenshot: big enough and many colours (text, plots, widgets), not blank."""
@@ -279,6 +304,7 @@ def check(args, work: Path, launcher: Path, app_dir: Path, package: Path, by_dpk
                            f"{desktop.exists()}")
         checker.check_version()
         checker.check_window(shots)
+        checker.check_refusals(resources)
         checker.check_startup(args.repeats)
         run = checker.check_training(resources)
         if run is not None:
