@@ -76,3 +76,7 @@ def test_a_new_run_starts_the_slider_again(qtbot, panel):
     with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):
         panel.controller.set_snapshot(replace(snapshot(10, "none"), run_dir="/runs/other"))
     assert len(panel.history) == 1 and panel.slider_label.text() == "1 of 1: step 10"
+    # and the step view keeps no tick labels of the model with attention (its source
+    # characters and next-token guesses stood under empty plots)
+    for plot in (panel.step_view.weights, panel.step_view.top):
+        assert plot.getAxis("bottom")._tickLevels is None

@@ -56,6 +56,7 @@ class StepView(QWidget):
     def clear(self, message: str) -> None:
         for plot in (self.weights, self.top):
             plot.clear()
+            plot.getAxis("bottom").setTicks(None)  # the last step's tokens and guesses go too
         self.context_image.clear()
         self.caption.setText(message)
         self.shown_weights = np.zeros(0)
