@@ -11,10 +11,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from workbench.app.window import build_window, settle
+from tests.e2e.lesson_window import lesson_window
+from workbench.app.window import settle
 from workbench.qt.panels.classify_console import DEFAULT_SENTENCE as REVIEW
 from workbench.qt.panels.tagging import DEFAULT_SENTENCE as GARDEN_PATH
-from workbench.qt.widgets import probe_bar
 
 
 def train(window, steps: int) -> None:
@@ -34,11 +34,7 @@ def step(window, index: int) -> None:
 
 @pytest.mark.slow
 def test_lessons_13_and_14_fill_the_panels_they_name(qtbot, settings, monkeypatch):
-    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)
-    window = build_window(settings)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
+    window = lesson_window(qtbot, settings, monkeypatch)
     lessons = window.panels["lessons"]
     window.controller.lesson_action.emit("probe", "HAMLET:\nTo be, or not to be")  # lesson 8
 

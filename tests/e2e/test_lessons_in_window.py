@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.app.window import build_window, settle
+from tests.e2e.lesson_window import lesson_window
+from workbench.app.window import settle
 from workbench.core.lessons import lesson_problems, load_lessons
 from workbench.core.worked.examples import EXAMPLES
-from workbench.qt.widgets import probe_bar
 from workbench.qt.widgets.spotlight import find_control
 
 TOPICS = ("embedding", "word2vec", "elman", "vanishing", "lstm", "gru", "perplexity",
@@ -33,11 +33,7 @@ def test_the_lessons_parse_and_cover_the_course():
 
 @pytest.mark.slow
 def test_every_lesson_walks_in_the_real_window(qtbot, settings, monkeypatch):
-    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)
-    window = build_window(settings)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
+    window = lesson_window(qtbot, settings, monkeypatch)
     controller = window.controller
     panel = window.panels["lessons"]
     examples = {example.key for example in EXAMPLES}
