@@ -21,7 +21,8 @@ def train(window, steps: int) -> None:
     """Press Train on the recipe the step opened, shortened to `steps` (a test's time)."""
     form = window.panels["training"].controls.form
     form.set_config(replace(form.config(), max_steps=steps, eval_every=steps // 2,
-                            warmup_steps=2, checkpoint_every=steps, sample_every=steps))
+                            warmup_steps=2, checkpoint_every=steps, sample_every=steps,
+                            threads=1))  # all cores beside the other test worker: slow
     window.panels["training"].controls.start.click()
     assert settle(window, 300), "training did not end"
     assert window.controller.last_error == ""
