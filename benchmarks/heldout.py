@@ -1,0 +1,110 @@
+"""One held-out text and one scorer for every model bench_nanogpt compares (issue 18, item 1).
+
+The held-out text is the corpus's test split as the workbench cuts it (core/corpus/dataset.py:
+the last `test_fraction` of each of the stripes, text neither trainer sees): the workbench
+trains on its training split, and nanoGPT gets the same training split as its train.bin and
+the validation split as its val.bin. Scoring cuts every test piece into fresh blocks of
+`block` + 1 characters (never across the seam between two pieces), gives each model the first
+`block` as input from a fresh start (no state carried in, so a recurrent model and a
+transformer with a 64-character context are read alike) and averages the cross-entropy of
+the next characters: nats per character over every block.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+BLOCK = 64  # the context of nanoGPT's CPU recipe and of the workbench's transformer preset
+
+
+def test_pieces(n_tokens: int, val_fraction: float, test_fraction: float, stripes: int
+                ) -> list[tuple[int, int]]:
+    """(start, end) of every test piece of the workbench's split of `n_tokens` ids."""
+    from workbench.core.corpus.dataset import split_bounds
+
+    return [(test, end) for _, _, test, end in
+            split_bounds(n_tokens, val_fraction, test_fraction, stripes) if end > test]
+
+
+def heldout_blocks(ids: np.ndarray, pieces: list[tuple[int, int]], block: int = BLOCK
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """(inputs, targets), each (N, block): consecutive blocks inside each piece, the next
+    block starting where the last one's targets end, so every character after a piece's
+    first is predicted once."""
+    inputs, targets = [], []
+    for start, end in pieces:
+        for at in range(start, end - block, block):
+            chunk = ids[at: at + block + 1]
+            inputs.append(chunk[:-1])
+            targets.append(chunk[1:])
+    if not inputs:
+        raise ValueError(f"no test piece is longer than {block} tokens")
+    return np.stack(inputs).astype(np.int64), np.stack(targets).astype(np.int64)
+
+
+def score(logits_of: Callable, inputs: np.ndarray, targets: np.ndarray, batch: int = 128
+          ) -> float:
+    """Mean next-token cross-entropy in nats: `logits_of(x, y)` gives (B, T, V) logits for a
+    (B, T) batch of inputs (the targets are there for models that need them to return every
+    position's logits, as nanoGPT's does)."""
+    import torch
+    import torch.nn.functional as F
+
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for at in range(0, len(inputs), batch):
+            x = torch.from_numpy(inputs[at: at + batch])
+            y = torch.from_numpy(targets[at: at + batch])
+            logits = logits_of(x, y).float()
+            total += float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1),
+                                           reduction="sum"))
+            count += y.numel()
+    return total / count
+
+
+def write_nanogpt_data(folder: Path, train: np.ndarray, val: np.ndarray, vocab_size: int
+                       ) -> None:
+    """nanoGPT's char-level data set (train.bin, val.bin of uint16 ids, meta.pkl with the
+    vocabulary size) made of the workbench's own ids, so both read the same numbers."""
+    if vocab_size > np.iinfo(np.uint16).max:
+        raise ValueError("nanoGPT's data files hold uint16 ids")
+    folder.mkdir(parents=True, exist_ok=True)
+    np.asarray(train, dtype=np.uint16).tofile(folder / "train.bin")
+    np.asarray(val, dtype=np.uint16).tofile(folder / "val.bin")
+    with open(folder / "meta.pkl", "wb") as f:
+        pickle.dump({"vocab_size": int(vocab_size)}, f)
+
+
+def workbench_model(saved: dict):
+    """The workbench model a mark file holds, in eval mode."""
+    from workbench.core.config.models import config_from_dict
+    from workbench.core.models import build_model
+
+    model = build_model(config_from_dict(saved["config"]))
+    model.load_state_dict(saved["state"])
+    return model.eval()
+
+
+def nanogpt_model(saved: dict, nanogpt: Path):
+    """nanoGPT's GPT (its own model.py) with the weights a mark file holds, in eval mode."""
+    import importlib
+    import sys
+
+    sys.path.insert(0, str(nanogpt))
+    try:
+        gpt = importlib.import_module("model")
+    finally:
+        sys.path.remove(str(nanogpt))
+    model = gpt.GPT(gpt.GPTConfig(**saved["model_args"]))
+    model.load_state_dict(saved["state"])
+    return model.eval()
+
+
+def logits_function(model, nanogpt: bool) -> Callable:
+    if nanogpt:  # with targets nanoGPT returns the logits of every position
+        return lambda x, y: model(x, y)[0]
+    return lambda x, y: model(x, None)[0]
