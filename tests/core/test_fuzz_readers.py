@@ -1,7 +1,8 @@
 """Fuzzing the readers of files a user brings (hypothesis): word-vector files, recipes,
 checkpoint metadata and run folders. Whatever the bytes, a reader either returns its result
 or raises the typed user-facing error (`UserFacingError`) with a message; no other exception
-escapes. (CoNLL-U and TSV readers join this suite when they exist.)"""
+escapes. The task data readers (CoNLL-U, TSV, pairs, sentences) are fuzzed in
+test_fuzz_task_data.py."""
 
 from __future__ import annotations
 

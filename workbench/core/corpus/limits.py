@@ -78,6 +78,11 @@ class NotRegularFileError(OSError):
         self.kind = kind
 
 
+def file_kind(path: Path) -> str:
+    """What a path that is not a regular file is, in words ("a named pipe (FIFO)", ...)."""
+    return _kind(os.stat(path).st_mode)
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISFIFO(mode):
         return "a named pipe (FIFO)"

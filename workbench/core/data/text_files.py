@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workbench.core.corpus.limits import (
+    NotRegularFileError,
+    file_kind,
+    limit_advice,
+    max_corpus_mb,
+    open_regular,
+)
 from workbench.core.jobs import UserFacingError
 
 MAX_LISTED = 5  # malformed lines named in one message; the rest are counted
@@ -23,11 +30,22 @@ class MalformedDataError(UserFacingError):
 
 
 def read_lines(path: Path) -> list[tuple[str, str]]:
-    """(location "name:line", text) for every line of a UTF-8 file (a BOM is dropped)."""
+    """(location "name:line", text) for every line of a UTF-8 file (a BOM is dropped).
+
+    Only a regular file is read, and no more of it than the corpus limit (a data file named by
+    mistake, say a 30 GB dump or /dev/zero, stops with a message instead of filling memory)."""
+    limit_mb = max_corpus_mb()
     try:
-        data = path.read_bytes()
+        with open_regular(path) as handle:
+            data = handle.read(limit_mb * 2**20 + 1)
+    except NotRegularFileError as exc:
+        raise UserFacingError(f"{path} is {exc.kind}, not a data file. Choose a text file."
+                              ) from None
     except OSError as exc:
         raise UserFacingError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+    if len(data) > limit_mb * 2**20:
+        raise UserFacingError(f"{path.name} is larger than {limit_mb:,} MB; nothing was loaded. "
+                              + limit_advice(limit_mb))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -52,4 +70,7 @@ def text_files(path: Path, suffixes: tuple[str, ...]) -> list[Path]:
         if files:
             return files
         raise UserFacingError(f"The folder {path} has no {' or '.join(suffixes)} files.")
+    if path.exists():  # a FIFO or a device: reading it would block or never end
+        raise UserFacingError(f"{path} is {file_kind(path)}, not a data file. Choose a text "
+                              "file.")
     raise UserFacingError(f"{path} does not exist. Choose the data file again.")
