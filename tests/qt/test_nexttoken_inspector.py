@@ -49,3 +49,17 @@ def test_probe_text_is_coloured_by_loss_and_path_is_drawn(panel):
 def test_loss_html_links_each_token():
     text = loss_html(["a", "b"], np.array([np.nan, 2.0]), 2.0)
     assert 'href="0"' in text and 'href="1"' in text and "loss 2.00" in text
+
+
+def test_a_shorter_probe_shows_only_its_own_path_labels(panel, qtbot):
+    """The path's token labels are reused across probes: a shorter probe hides the extra ones
+    (stale labels of the longer probe would float over the new path)."""
+    from workbench.qt.widgets.heatmap import visible_token
+
+    trace = lstm_trace(100)
+    short = len(trace.token_text) - 4
+    trace.extras["pca_path"] = trace.extras["pca_path"][:short]
+    panel.show_trace(trace)
+    shown = [item.toPlainText() for item in panel.path_labels if item.isVisible()]
+    assert shown == [visible_token(t) for t in trace.token_text[:short]]
+    assert len(panel.path_labels) == len(trace.token_text)  # none made anew

@@ -70,6 +70,12 @@ class NextTokenPanel(InspectorPanel):
         self.bars_plot.addItem(self.bars)
         self.path_plot = readable(pg.PlotWidget(background="w"))
         self.path_plot.setAspectLocked(False)
+        # the path's items live as long as the panel: each probe sets their data (making a
+        # TextItem per token per probe, and removing the old ones, stalled the window)
+        self.path_line = self.path_plot.plot([], [], pen=pg.mkPen("#999999", width=1))
+        self.path_dots = pg.ScatterPlotItem(size=9)
+        self.path_plot.addItem(self.path_dots)
+        self.path_labels: list[pg.TextItem] = []
         self.tabs = QTabWidget()
         self.tabs.addTab(column(self.bars_plot, PlotExportBar(
             self.bars_plot, self._bar_data, "next_token", controller.report_error)),
@@ -142,20 +148,22 @@ class NextTokenPanel(InspectorPanel):
 
     def _draw_path(self) -> None:
         plot = self.path_plot
-        plot.clear()
         path = self.trace.extras.get("pca_path")
-        if path is None:
-            return
-        path = np.asarray(path)
-        plot.plot(path[:, 0], path[:, 1], pen=pg.mkPen("#999999", width=1))
-        cmap = pg.colormap.get("viridis")
-        colours = cmap.map(np.linspace(0, 1, len(path)), mode="qcolor")
-        plot.addItem(pg.ScatterPlotItem(path[:, 0], path[:, 1], size=9,
-                                        brush=[pg.mkBrush(c) for c in colours]))
-        for (px, py), token in zip(path, self.trace.token_text, strict=False):
-            label = pg.TextItem(visible_token(token), color="k", anchor=(0, 1))
-            label.setPos(px, py)
+        path = np.zeros((0, 2)) if path is None else np.asarray(path)
+        self.path_line.setData(path[:, 0], path[:, 1])
+        colours = pg.colormap.get("viridis").map(np.linspace(0, 1, len(path)), mode="qcolor")
+        self.path_dots.setData(path[:, 0], path[:, 1], brush=[pg.mkBrush(c) for c in colours])
+        while len(self.path_labels) < len(path):
+            label = pg.TextItem(color="k", anchor=(0, 1))
             plot.addItem(label)
+            self.path_labels.append(label)
+        for i, label in enumerate(self.path_labels):
+            label.setVisible(i < len(path))
+            if i < len(path):
+                label.setText(visible_token(self.trace.token_text[i]))
+                label.setPos(*path[i])
+        if not len(path):
+            return
         ratio = self.trace.extras.get("pca_explained", np.zeros(2))
         plot.setLabel("bottom", f"PC1 ({ratio[0]:.0%} of variance)")
         plot.setLabel("left", f"PC2 ({ratio[1]:.0%})")
