@@ -21,6 +21,7 @@ import argparse
 import os
 import statistics
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -51,7 +52,9 @@ def main() -> None:
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from benchmarks.stall_watch import StallWatch
     from workbench.app.backend import Backend
+    from workbench.app.main import preload_heavy_modules
     from workbench.app.window import build_window
     from workbench.core.config.models import LstmConfig
     from workbench.core.config.training import TrainingConfig
@@ -63,6 +66,7 @@ def main() -> None:
     window = build_window(settings, Backend())
     window.resize(1600, 1000)
     window.show()
+    preload_heavy_modules()  # as the app does once the window shows
     controller = window.controller
     failures = []
     controller.job_event.connect(lambda e: failures.append(e.message)
@@ -87,10 +91,17 @@ def main() -> None:
         checkpoint_every=500, device="cpu"))
 
     ticks, rss, restarts = [time.perf_counter()], [], [0]
+    watch = StallWatch(threading.get_ident())
+
+    def tick() -> None:
+        ticks.append(time.perf_counter())
+        watch.tick()
+
     timer = QTimer()
     timer.setInterval(10)
-    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.timeout.connect(tick)
     timer.start()
+    watch.start()
     start = time.monotonic()
     end = start + args.minutes * 60
     warm_until = start + max(120.0, args.minutes * 6)
@@ -109,6 +120,7 @@ def main() -> None:
         if failures:
             break
     timer.stop()
+    watch.stop()
     panel.controls.stop.click()
     while controller.jobs.busy or controller.queries.busy:
         app.processEvents()
@@ -129,6 +141,7 @@ def main() -> None:
     print(f"snapshots probed (model rebuilds): {getattr(probes, 'rebuilds', '?')}")
     print("RSS samples (min, MB): " + ", ".join(f"{t / 60:.0f}:{mb:.0f}"
                                                  for t, mb in rss[:: max(1, len(rss) // 12)]))
+    print(watch.report())
     controller.shutdown()
 
 

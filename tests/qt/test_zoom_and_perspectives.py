@@ -191,3 +191,21 @@ def test_a_perspective_chosen_before_the_window_shows_leaves_no_stray_tab_bar(qt
         first = docks[names[0]]
         real = sorted(d.windowTitle() for d in [first, *window.tabifiedDockWidgets(first)])
         assert names == real
+
+
+def test_a_curve_drawn_later_is_scaled_by_rescanning_only_its_plot(qtbot, window, monkeypatch):
+    """The rescan after a scene change visits the plots that changed, not every plot of the
+    window (which, redone on every curve update while training, stalled the window)."""
+    window.layout_manager.presentation.setChecked(True)
+    qtbot.wait(300)
+    curves = window.panels["training"].curves
+    scanned = []
+    measure = window.zoom._min_height
+    monkeypatch.setattr(window.zoom, "_min_height",
+                        lambda view: (scanned.append(view), measure(view)))
+    line = pg.PlotDataItem([0, 1], [1, 0], pen=pg.mkPen("k", width=2))
+    curves.plots["loss"].addItem(line)
+    qtbot.waitUntil(lambda: pg.mkPen(line.opts["pen"]).widthF() == pytest.approx(
+        2.0 * window.zoom.factor), timeout=5000)
+    every_plot = window.findChildren(pg.GraphicsView)
+    assert curves.graphics in scanned and len(set(scanned)) < len(every_plot) // 2

@@ -46,8 +46,11 @@ class Zoom(QObject):
         self.before_presentation = 1.0
         self._seen: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # item -> state
         self._views: weakref.WeakSet = weakref.WeakSet()
+        # views whose scene changed since the last rescan: only their items can be new or
+        # restyled (a rescan of every plot on every curve update stalled a training window)
+        self._dirty: weakref.WeakSet = weakref.WeakSet()
         self._rescan = QTimer(self, singleShot=True, interval=120)
-        self._rescan.timeout.connect(self.apply_to_plots)
+        self._rescan.timeout.connect(lambda: self.apply_to_plots(changed_only=True))
         self.apply()
 
     # --- the factor ---------------------------------------------------------------------------
@@ -112,11 +115,17 @@ class Zoom(QObject):
                 each.style().unpolish(each)
                 each.style().polish(each)
 
-    def apply_to_plots(self) -> None:
+    def apply_to_plots(self, changed_only: bool = False) -> None:
+        """Scale every plot's text, lines and markers to the factor; `changed_only`: only the
+        plots new since the last scan or whose scene changed (the rescan after a change)."""
+        dirty, self._dirty = set(self._dirty), weakref.WeakSet()
         for view in self.root.findChildren(pg.GraphicsView):
             if view not in self._views:
                 self._views.add(view)
-                view.scene().changed.connect(self._on_scene_changed)
+                ref = weakref.ref(view)
+                view.scene().changed.connect(lambda *_, ref=ref: self._on_scene_changed(ref()))
+            elif changed_only and view not in dirty:
+                continue
             self._min_height(view)
             for item in view.scene().items():
                 self._scale(item)
@@ -152,7 +161,9 @@ class Zoom(QObject):
         if view.minimumWidth() != width:
             view.setMinimumWidth(width)
 
-    def _on_scene_changed(self, *_) -> None:
+    def _on_scene_changed(self, view) -> None:
+        if view is not None:
+            self._dirty.add(view)
         if not self._rescan.isActive():
             self._rescan.start()
 
