@@ -1,0 +1,92 @@
+"""Which code a GUI stall was spent in: a watcher thread samples the GUI thread's stack while
+the GUI thread has not ticked for a while.
+
+The soak benchmark's 10 ms timer says how long the window froze, not why. The watcher runs on
+its own thread: whenever the GUI thread's last tick is older than `threshold_s`, it takes the
+GUI thread's Python stack (`sys._current_frames`) every `every_s` until the tick comes, and files
+the samples under that stall. A stall's samples name the frames it was spent in; the innermost
+frame of workbench or pyqtgraph code is the place to look. Sampling is Python-level only: time
+inside one C call (a paint, a matrix product) is charged to the Python line that made it, and a
+stall where the GUI thread waits for the GIL shows the line where it waits.
+"""
+
+from __future__ import annotations
+
+import collections
+import sys
+import threading
+import time
+import traceback
+
+OUR_CODE = ("workbench/", "pyqtgraph/")
+
+
+class StallWatch:
+    def __init__(self, gui_thread_id: int, threshold_s: float = 0.05, every_s: float = 0.005):
+        self.gui = gui_thread_id
+        self.threshold_s, self.every_s = threshold_s, every_s
+        self.last_tick = time.perf_counter()
+        self.stalls: list[tuple[float, collections.Counter]] = []  # (seconds, place -> samples)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="stall-watch", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def tick(self) -> None:
+        """Called by the GUI thread's timer."""
+        self.last_tick = time.perf_counter()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(1.0)
+
+    def _watch(self) -> None:
+        places: collections.Counter | None = None
+        began = 0.0
+        while not self._stop.wait(self.every_s):
+            last = self.last_tick
+            late = time.perf_counter() - last
+            if late >= self.threshold_s:
+                if places is None:
+                    places, began = collections.Counter(), last
+                frame = sys._current_frames().get(self.gui)
+                if frame is not None:
+                    places[self.place(frame)] += 1
+            elif places is not None:
+                self.stalls.append((self.last_tick - began, places))
+                places = None
+
+    @staticmethod
+    def place(frame) -> str:
+        """The innermost frame in our code (workbench, pyqtgraph) and the one that called into
+        it from the window, as "file:line function < file:line function"."""
+        stack = traceback.extract_stack(frame)
+        ours = [f for f in stack if any(part in f.filename for part in OUR_CODE)]
+        chosen = (ours[-2:] if ours else stack[-2:])[::-1]
+        return " < ".join(f"{short(f.filename)}:{f.lineno} {f.name}" for f in chosen)
+
+    def report(self, longest: int = 5) -> str:
+        """The longest stalls with where they were spent, and the places that took the most
+        stalled time over the whole run."""
+        if not self.stalls:
+            return "stall watch: no stall over the threshold"
+        lines = [f"stall watch: {len(self.stalls)} stalls over "
+                 f"{1000 * self.threshold_s:.0f} ms; the longest:"]
+        for seconds, places in sorted(self.stalls, key=lambda s: -s[0])[:longest]:
+            top = ", ".join(f"{place} ×{n}" for place, n in places.most_common(2))
+            lines.append(f"  {1000 * seconds:.0f} ms: {top}")
+        total: collections.Counter = collections.Counter()
+        for _, places in self.stalls:
+            total.update(places)
+        lines.append(f"places over all stalls (samples of {1000 * self.every_s:.0f} ms):")
+        lines += [f"  {n:5d}  {place}" for place, n in total.most_common(8)]
+        return "\n".join(lines)
+
+
+def short(filename: str) -> str:
+    for part in ("site-packages/", "/workbench/", "/benchmarks/"):
+        if part in filename:
+            return filename.split(part, 1)[1] if part == "site-packages/" else (
+                part.strip("/") + "/" + filename.split(part, 1)[1])
+    return filename.rsplit("/", 1)[-1]
