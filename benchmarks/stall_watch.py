@@ -8,6 +8,11 @@ the samples under that stall. A stall's samples name the frames it was spent in;
 frame of workbench or pyqtgraph code is the place to look. Sampling is Python-level only: time
 inside one C call (a paint, a matrix product) is charged to the Python line that made it, and a
 stall where the GUI thread waits for the GIL shows the line where it waits.
+
+Where Linux keeps scheduler statistics (/proc/self/task/TID/schedstat), each stall is also split
+into the time the GUI thread ran, the time it was runnable but waited for a core (a loaded
+machine), and the rest (blocked: waiting for the GIL or a lock). Only the first is the window's
+own work.
 """
 
 from __future__ import annotations
@@ -22,11 +27,14 @@ OUR_CODE = ("workbench/", "pyqtgraph/")
 
 
 class StallWatch:
-    def __init__(self, gui_thread_id: int, threshold_s: float = 0.05, every_s: float = 0.005):
-        self.gui = gui_thread_id
+    def __init__(self, threshold_s: float = 0.05, every_s: float = 0.005):
+        """Make it on the GUI thread: that is the thread it watches."""
+        self.gui = threading.get_ident()
+        self.schedstat = f"/proc/self/task/{threading.get_native_id()}/schedstat"
         self.threshold_s, self.every_s = threshold_s, every_s
         self.last_tick = time.perf_counter()
-        self.stalls: list[tuple[float, collections.Counter]] = []  # (seconds, place -> samples)
+        # (seconds, place -> samples, (ran, waited for a core, blocked) seconds)
+        self.stalls: list[tuple[float, collections.Counter, tuple]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="stall-watch", daemon=True)
 
@@ -43,19 +51,38 @@ class StallWatch:
 
     def _watch(self) -> None:
         places: collections.Counter | None = None
-        began = 0.0
+        began, sched = 0.0, None
+        before = self._sched()
         while not self._stop.wait(self.every_s):
             last = self.last_tick
             late = time.perf_counter() - last
+            now = self._sched()
             if late >= self.threshold_s:
                 if places is None:
-                    places, began = collections.Counter(), last
+                    places, began, sched = collections.Counter(), last, before
                 frame = sys._current_frames().get(self.gui)
                 if frame is not None:
                     places[self.place(frame)] += 1
             elif places is not None:
-                self.stalls.append((self.last_tick - began, places))
+                self.stalls.append((self.last_tick - began, places, self._split(sched, now)))
                 places = None
+            before = now
+
+    def _sched(self) -> tuple[float, float, float] | None:
+        """(wall, ran, waited for a core) of the GUI thread, in seconds, or None."""
+        try:
+            with open(self.schedstat) as handle:
+                ran, waited = handle.read().split()[:2]
+        except (OSError, ValueError):
+            return None
+        return time.perf_counter(), int(ran) / 1e9, int(waited) / 1e9
+
+    @staticmethod
+    def _split(start, end) -> tuple:
+        if start is None or end is None:
+            return ()
+        wall, ran, waited = (b - a for a, b in zip(start, end, strict=True))
+        return ran, waited, max(0.0, wall - ran - waited)
 
     @staticmethod
     def place(frame) -> str:
@@ -73,15 +100,28 @@ class StallWatch:
             return "stall watch: no stall over the threshold"
         lines = [f"stall watch: {len(self.stalls)} stalls over "
                  f"{1000 * self.threshold_s:.0f} ms; the longest:"]
-        for seconds, places in sorted(self.stalls, key=lambda s: -s[0])[:longest]:
+        for seconds, places, split in sorted(self.stalls, key=lambda s: -s[0])[:longest]:
             top = ", ".join(f"{place} ×{n}" for place, n in places.most_common(2))
-            lines.append(f"  {1000 * seconds:.0f} ms: {top}")
+            lines.append(f"  {1000 * seconds:.0f} ms{self._words(split)}: {top}")
         total: collections.Counter = collections.Counter()
-        for _, places in self.stalls:
+        for _, places, _ in self.stalls:
             total.update(places)
+        splits = [split for *_, split in self.stalls if split]
+        if splits:
+            sums = [sum(part) for part in zip(*splits, strict=True)]
+            lines.append("all stalls together" + self._words(sums))
         lines.append(f"places over all stalls (samples of {1000 * self.every_s:.0f} ms):")
         lines += [f"  {n:5d}  {place}" for place, n in total.most_common(8)]
         return "\n".join(lines)
+
+
+    @staticmethod
+    def _words(split) -> str:
+        if not split:
+            return ""
+        ran, waited, blocked = (1000 * part for part in split)
+        return (f" (GUI thread ran {ran:.0f} ms, waited for a core {waited:.0f} ms, "
+                f"blocked {blocked:.0f} ms)")
 
 
 def short(filename: str) -> str:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
+
+import pytest
 
 from tests.qt.fake_backend import FakeBackend
 from workbench.core.events import (
@@ -14,6 +18,7 @@ from workbench.core.events import (
     StepLogged,
 )
 from workbench.core.jobs import JobSpec
+from workbench.qt import job_runner
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.job_runner import JobRunner
 
@@ -161,3 +166,21 @@ def test_shutdown_never_waits_without_limit(qtbot):
     release.set()  # let it end, so the suite's thread check stays clean
     assert thread.wait(10_000)
     assert abandoned_threads() == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+def test_a_job_thread_runs_nicer_than_the_window(qtbot):
+    """The GUI thread outranks job threads for a core (a training and a probe thread on a
+    2-core machine otherwise keep the window waiting for one)."""
+    seen = []
+
+    def job(control):
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        yield JobFinished(result=None)
+
+    runner = JobRunner()
+    with qtbot.waitSignal(runner.busy_changed, check_params_cb=lambda busy: not busy,
+                          timeout=5000):
+        runner.start(JobSpec("nice", job))
+    window = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert seen == [min(19, window + job_runner.WORKER_NICE)]
