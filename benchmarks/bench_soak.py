@@ -21,7 +21,6 @@ import argparse
 import os
 import statistics
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -91,7 +90,7 @@ def main() -> None:
         checkpoint_every=500, device="cpu"))
 
     ticks, rss, restarts = [time.perf_counter()], [], [0]
-    watch = StallWatch(threading.get_ident())
+    watch = StallWatch()
 
     def tick() -> None:
         ticks.append(time.perf_counter())
