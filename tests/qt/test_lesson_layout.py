@@ -62,3 +62,30 @@ def test_a_lesson_probe_goes_to_the_language_model_views_only(qtbot, window):
     assert after["gates"] == after["attention"] == "HAMLET:\nTo be"
     for name in ("alignment", "tagging", "classify", "fill_mask"):
         assert after[name] == before[name], name
+
+
+
+def test_the_lesson_list_shows_whole_titles_at_1366(qtbot, window, lessons):
+    """At 1366 × 768 the drop-down is as narrow as the Lessons dock, and long titles were cut
+    mid-word ("1. One-hot vectors and the embedding lookup –"): the box cuts them with "…" and
+    its tooltip is the whole title; the list opens as wide as the longest title, also in a
+    style that opens it in place at the box's width (Windows)."""
+    from PySide6.QtWidgets import QStyleFactory
+
+    window.controller.lesson_action.emit("panels", ("worked",))
+    qtbot.waitUntil(lambda: window.docks["lessons"].width() < 0.4 * window.width())
+    box = lessons.list
+    texts = [box.itemText(i) for i in range(box.count())]
+    assert box.width() < box.fontMetrics().horizontalAdvance(texts[0])  # the case in question
+    assert box.shown_text().endswith("…") and box.toolTip() == texts[0]
+    box.setCurrentIndex(3)
+    assert box.toolTip() == texts[3]
+    style = QStyleFactory.create("Windows")
+    box.setStyle(style)
+    box.view().setStyle(style)
+    box.showPopup()
+    qtbot.waitUntil(box.view().isVisible)
+    view = box.view()
+    cut = [t for t in texts if view.viewport().width() < view.fontMetrics().horizontalAdvance(t)]
+    box.hidePopup()
+    assert cut == []

@@ -188,12 +188,13 @@ def test_presentation_mode_cuts_nothing_off_on_the_right(qtbot, window):
 
 def test_dock_tabs_show_whole_names(qtbot, window):
     """Ten panels tabbed beside a lesson read "Gat…", "T…", "G…" at 1366 px, and "T…" for
-    Training in presentation mode: the tabs keep their whole names and the bar scrolls."""
+    Training in presentation mode: the tabs keep their whole names and the bar scrolls (the
+    Inspect perspective tabs eight inspectors together on this screen)."""
     from PySide6.QtWidgets import QTabBar
 
     settle(qtbot, window, (1366, 768))
     window.layout_manager.presentation.setChecked(True)
-    window.perspectives.switch("Lessons")
+    window.perspectives.switch("Inspect")
     qtbot.wait(200)
     bars = [bar for bar in window.findChildren(QTabBar)
             if bar.parent() is window and bar.isVisible() and bar.count() >= 2]

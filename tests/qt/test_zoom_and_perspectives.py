@@ -120,10 +120,15 @@ def test_perspectives_show_the_few_panels_of_a_step_and_keep_changes(qtbot, wind
     assert "worked" not in visible()  # the change was kept
     window.perspectives.reset()  # View ▸ Reset this layout
     assert "worked" in visible()
-    window.perspectives.actions["Lessons"].trigger()  # Ctrl+6: the lesson beside its panels
-    assert "lessons" in visible() and "worked" in visible()
+    window.perspectives.actions["Lessons"].trigger()  # Ctrl+6 before any step: the lessons
+    assert visible() == ["lessons"]  # alone (ten panels tabbed beside it buried the lesson)
+    window.controller.lesson_action.emit("panels", ("worked",))  # a step names its panel
+    assert visible() == ["lessons", "worked"]
     lessons, worked = window.docks["lessons"], window.docks["worked"]
     assert lessons.geometry().right() < worked.geometry().left()  # side by side, not tabbed
+    window.perspectives.switch("Inspect")
+    window.perspectives.switch("Lessons")  # Ctrl+6 again: the step's layout, as it was left
+    assert visible() == ["lessons", "worked"]
     window.perspectives.switch("All panels")
     assert len(visible()) == len(window.docks)
 

@@ -54,11 +54,10 @@ PERSPECTIVES: list[Perspective] = [
                 tip="Look inside the model: gates, attention, gradients, next-token guesses"),
     Perspective("Generate", "Ctrl+5", ("generate",),
                 tip="Write with the model: decoding strategies, clamps, history"),
-    # a lesson's steps on the left, beside the panels its steps open (raised one at a time)
+    # the Lessons panel alone until a step names its panels (MainWindow.show_lesson_panels
+    # puts those beside it): ten panels tabbed beside the first page only buried the lesson
     Perspective("Lessons", "Ctrl+6", ("lessons",),
-                side=("worked", "architecture", "training", "gates", "attention", "gradients",
-                      "nexttoken", "generate", "embeddings", "corpus"),
-                tip="Follow a lesson: its steps on the left, the panel each step opens beside",
+                tip="Follow a lesson: its steps on the left, the panels each step opens beside",
                 main_share=0.32, wide_from=1200),
 ]
 

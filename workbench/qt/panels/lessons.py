@@ -14,7 +14,6 @@ from typing import Any, ClassVar
 
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import (
-    QComboBox,
     QFrame,
     QGridLayout,
     QHBoxLayout,
@@ -31,6 +30,7 @@ from workbench.core.lessons import Lesson, load_lessons
 from workbench.core.resources import resource_path
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.checkpoint_open import open_checkpoint
+from workbench.qt.widgets.long_text_combo import LongTextCombo
 
 HIGHLIGHT_DELAY_MS = 350  # let the panel the step opened lay itself out first
 
@@ -56,10 +56,12 @@ class LessonsPanel(Panel):
         self._highlight_timer.setSingleShot(True)
         self._highlight_timer.timeout.connect(
             lambda: self.controller.lesson_action.emit("highlight", self._highlight_target))
-        # a drop-down rather than a list beside the page: the page needs the dock's width
-        self.list = QComboBox()
+        # a drop-down rather than a list beside the page: the page needs the dock's width (the
+        # box cuts a long title with "…", its tooltip and its list show titles whole)
+        self.list = LongTextCombo()
         self.list.setObjectName("lessons-list")
-        self.list.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.list.setSizeAdjustPolicy(
+            LongTextCombo.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.list.setMinimumContentsLength(24)  # long titles must not widen the dock
         for lesson in self.lessons:
             waits = self.missing(lesson)
