@@ -80,3 +80,19 @@ def test_a_new_run_starts_the_slider_again(qtbot, panel):
     # characters and next-token guesses stood under empty plots)
     for plot in (panel.step_view.weights, panel.step_view.top):
         assert plot.getAxis("bottom")._tickLevels is None
+
+
+def test_a_frozen_view_keeps_the_card_of_the_model_it_shows(qtbot, panel):
+    """The equation card names the score of the model whose matrix is drawn: a newer model
+    arriving while the view is frozen changed the card (it followed every snapshot) and left
+    the matrix, so an additive model's α stood under the dot score's card."""
+    publish(qtbot, panel, 40, attention="additive")
+    panel.probe_bar.freeze.setChecked(True)
+    panel.controller.set_snapshot(snapshot(80, "dot"))
+    qtbot.wait(50)
+    assert "Additive" in panel.card.text() and "Dot score" not in panel.card.text()
+    np.testing.assert_allclose(panel.heatmap.image_values(), alignment(40), rtol=1e-6)
+    with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):
+        panel.probe_bar.freeze.setChecked(False)  # now the newest model, and its card
+    assert "Dot score" in panel.card.text()
+

@@ -17,15 +17,20 @@ sets a few class attributes and writes `draw`:
             ...
 
 `request(snapshot, text)` asks the backend for the probe (override it for an inspector that
-asks something else, e.g. a source sentence of a seq2seq model); the base queues it under the
-caller name "inspector:<name>", so a newer probe of this inspector replaces an older one still
-waiting. `show_message` tells the user why there is nothing to draw ("no recurrent layers").
+asks something else: a seq2seq model's alignment, a task model's answer, which `draw` then
+gets instead of a Trace); the base queues it under the caller name "inspector:<name>", so a
+newer probe of this inspector replaces an older one still waiting. The task inspectors
+(Alignment, Tagging, Classify, Fill in the blank) set `probe_text` and `probe_placeholder` to
+their own example, `lesson_probes = False` (a lesson's line of the play is no date to rewrite
+or sentence to tag), and `example_probe(snapshot)` where the example depends on the model.
+`add_line(widget)` puts a widget (a summary, a second input) between the controls and the
+views. `show_message` tells the user why there is nothing to draw ("no recurrent layers").
 `equation_card(html)` makes the rich-text card the inspectors show next to their plots.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
@@ -34,17 +39,22 @@ from workbench.core.jobs import JobSpec
 from workbench.core.snapshot import Snapshot
 from workbench.core.trace import Trace
 from workbench.qt.panel import Panel
-from workbench.qt.widgets.probe_bar import ProbeBar
+from workbench.qt.widgets.probe_bar import DEFAULT_PROBE, ProbeBar
 
 
 class InspectorPanel(Panel):
     area: ClassVar[str] = "right"
     gradients: ClassVar[bool] = False  # whether the probe also computes gradient norms
+    probe_text: ClassVar[str] = DEFAULT_PROBE  # what the probe box holds at first
+    probe_placeholder: ClassVar[str] = "Probe text"
+    lesson_probes: ClassVar[bool] = True  # a lesson's probe (a line of the play) is typed here
 
     def __init__(self, controller, parent: QWidget | None = None) -> None:
         super().__init__(controller, parent)
-        self.trace: Trace | None = None
-        self.probe_bar = ProbeBar(controller, self.request, caller=f"inspector:{self.name}")
+        self.trace: Any = None  # the last probe's result: a Trace, or a task's answer
+        self.probe_bar = ProbeBar(controller, self.request, self.probe_text,
+                                  self.probe_placeholder, caller=f"inspector:{self.name}",
+                                  lesson_probes=self.lesson_probes, example=self.example_probe)
         self.probe_bar.result_ready.connect(self.show_trace)
         self.controls = QHBoxLayout()
         self.message = QLabel()
@@ -58,17 +68,22 @@ class InspectorPanel(Panel):
 
     # --- what a subclass provides -------------------------------------------------------------
 
-    def request(self, snapshot: Snapshot, text: str) -> JobSpec[Trace]:
-        """The probe to run on `snapshot` (raises UserFacingError for a text it cannot read)."""
+    def request(self, snapshot: Snapshot, text: str) -> JobSpec[Any]:
+        """The probe to run on `snapshot` (raises UserFacingError for a text it cannot read,
+        or a model it cannot show)."""
         return self.controller.backend.inspection.probe_job(snapshot, text,
                                                             gradients=self.gradients)
 
-    def draw(self, trace: Trace) -> None:
-        """Draw a probe's trace (`self.trace` is already this trace)."""
+    def example_probe(self, snapshot: Snapshot) -> str:
+        """What to probe `snapshot` with when the box is empty ("" = nothing)."""
+        return ""
+
+    def draw(self, trace: Any) -> None:
+        """Draw a probe's result (`self.trace` is already this result)."""
         raise NotImplementedError
 
-    def show_trace(self, trace: Trace) -> None:
-        """Show a probe's trace: the probe bar calls this with each result (tests may too)."""
+    def show_trace(self, trace: Trace | Any) -> None:
+        """Show a probe's result: the probe bar calls this with each one (tests may too)."""
         self.trace = trace
         self.show_message("")
         self.draw(trace)
@@ -82,6 +97,11 @@ class InspectorPanel(Panel):
         self.controls.addWidget(QLabel(label))
         self.controls.addWidget(box, 1)
         return box
+
+    def add_line(self, widget: QWidget) -> QWidget:
+        """A widget between the controls and the views, at the height it needs."""
+        self._layout.insertWidget(self._layout.indexOf(self.message), widget)
+        return widget
 
     def set_body(self, widget: QWidget) -> None:
         """The inspector's views, given all the height left."""

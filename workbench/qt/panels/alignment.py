@@ -14,19 +14,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from PySide6.QtCore import Qt, Slot
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
-    QSlider,
-    QSplitter,
-    QTabWidget,
-    QVBoxLayout,
-)
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSlider, QSplitter, QTabWidget
 
-from workbench.qt.panel import Panel
+from workbench.qt.inspector import InspectorPanel
 from workbench.qt.widgets.heatmap import Heatmap
-from workbench.qt.widgets.probe_bar import ProbeBar, model_key
+from workbench.qt.widgets.probe_bar import model_key
 from workbench.qt.widgets.seq2seq_cards import SCORES, score_card
 from workbench.qt.widgets.step_view import StepView
 
@@ -37,14 +30,15 @@ ALIGNMENT_NOTE = (
     "h<sub>j</sub> also carries its neighbours, so the model may look one position beside the "
     "character it copies.")
 MAX_HISTORY = 200  # snapshots kept for the slider (a long run thins out the oldest)
-PLACEHOLDER = "Input, optionally → the expected output"
 
 
-class AlignmentPanel(Panel):
+class AlignmentPanel(InspectorPanel):
     name: ClassVar[str] = "alignment"
     title: ClassVar[str] = "Alignment"
     perspective: ClassVar[str] = "Inspect"
-    area: ClassVar[str] = "right"
+    probe_text: ClassVar[str] = ""  # the model's own example, once there is a model
+    probe_placeholder: ClassVar[str] = "Input, optionally → the expected output"
+    lesson_probes: ClassVar[bool] = False
 
     def __init__(self, controller, parent=None) -> None:
         super().__init__(controller, parent)
@@ -53,32 +47,24 @@ class AlignmentPanel(Panel):
         self._step = 0  # the output step the step view shows
         self._probe_text = ""  # the probe the history's traces read
         self._model: tuple[str, str] = ("", "")  # the run (or checkpoint) they come from
-        # before the probe bar's own slot, so a new model's first probe has its example text
-        controller.snapshot_changed.connect(self._on_snapshot)
-        self.probe_bar = ProbeBar(controller, self._request, text="", placeholder=PLACEHOLDER,
-                                  caller="inspector:alignment", lesson_probes=False)
         self.probe_bar.text.setToolTip(
             "What the model reads. Add → and the right output (dates: “3 March 2011 → "
             "2011-03-03”) to see where the model looks while writing the right answer; "
             "without it, the model decodes greedily and you see its own output.")
-        self.probe_bar.result_ready.connect(self.add_trace)
         self.slider = QSlider(Qt.Orientation.Horizontal, objectName="alignment-slider")
         self.slider.setToolTip("The snapshots seen so far: drag back to watch the alignment "
                                "sharpen as the model trains.")
         self.slider.setEnabled(False)
         self.slider.valueChanged.connect(self._on_slider)
         self.slider_label = QLabel("no snapshot yet")
+        self.controls.addWidget(QLabel("Snapshot:"))
+        self.controls.addWidget(self.slider, 1)
+        self.controls.addWidget(self.slider_label)
         self.heatmap = Heatmap("", "input position j", "output step i", name="alignment",
                                on_error=controller.report_error)
         self.heatmap.clicked.connect(lambda row, _col: self.show_step(row))
         self.step_view = StepView()
-        self.card = QLabel(wordWrap=True)
-        self.card.setTextFormat(Qt.TextFormat.RichText)
-        self.card.setAlignment(Qt.AlignmentFlag.AlignTop)
-        slider_row = QHBoxLayout()
-        slider_row.addWidget(QLabel("Snapshot:"))
-        slider_row.addWidget(self.slider, 1)
-        slider_row.addWidget(self.slider_label)
+        self.card = self.equation_card()
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.heatmap)
         split.addWidget(self.step_view)
@@ -87,34 +73,31 @@ class AlignmentPanel(Panel):
         self.tabs = QTabWidget()
         self.tabs.addTab(split, "Alignment and step")
         self.tabs.addTab(self.card, "Equations")
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.probe_bar)
-        layout.addLayout(slider_row)
-        layout.addWidget(self.tabs, 1)
-        self._on_snapshot(controller.snapshot)
+        self.set_body(self.tabs)
 
-    def _request(self, snapshot, text):
+    def request(self, snapshot, text):
         return self.controller.backend.seq2seq.probe_job(snapshot, text)
 
-    @Slot(object)
-    def _on_snapshot(self, snapshot: Any) -> None:
-        """A new model: its task's example probe (if the box is empty), and its score card."""
-        if (snapshot is None or getattr(snapshot, "task_name", "") != "seq2seq"
-                or not hasattr(self, "probe_bar")):
-            return
-        if not self.probe_bar.text.text().strip():
-            self.probe_bar.text.setText(self.controller.backend.seq2seq.default_probe(snapshot))
-        attention = str(snapshot.model_config.get("attention", ""))
+    def example_probe(self, snapshot: Any) -> str:
+        """The task's example (a date and its rewriting) for a sequence-to-sequence model."""
+        if getattr(snapshot, "task_name", "") != "seq2seq":
+            return ""
+        return self.controller.backend.seq2seq.default_probe(snapshot)
+
+    def show_card(self, snapshot: Any) -> None:
+        """The score card of the attention the traced model has."""
+        attention = str((getattr(snapshot, "model_config", None) or {}).get("attention", ""))
         card = score_card(attention) if attention in SCORES else score_card_cross()
         self.card.setText(card + f"<hr>{ALIGNMENT_NOTE}")
 
     # --- traces in ------------------------------------------------------------------------------
 
-    def add_trace(self, trace: Any) -> None:
+    def draw(self, trace: Any) -> None:
         """A probe's trace: kept for the slider; shown if the slider follows the latest. A new
         probe text starts the slider's series again (the snapshots are compared on one probe)."""
         text = self.probe_bar.text.text()
         model = model_key(self.probe_bar.traced_snapshot)
+        self.show_card(self.probe_bar.traced_snapshot)
         if text != self._probe_text or model != self._model:
             # the slider compares snapshots of one model on one probe: a new run (the lesson's
             # run without attention after the one with) starts the series again
@@ -139,9 +122,9 @@ class AlignmentPanel(Panel):
             return
         trace = self.history[min(max(index, 0), len(self.history) - 1)]
         self.slider_label.setText(f"{index + 1} of {len(self.history)}: step {trace.step:,}")
-        self.show_trace(trace)
+        self.show_alignment(trace)
 
-    def show_trace(self, trace: Any) -> None:
+    def show_alignment(self, trace: Any) -> None:
         self.shown = trace
         alignment = np.asarray(trace.alignment)
         if alignment.shape[1] == 0:

@@ -16,13 +16,12 @@ from typing import Any, ClassVar
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout
+from PySide6.QtWidgets import QLabel, QSplitter
 
 from workbench.core.predictions import ClassifyPrediction
-from workbench.qt.panel import Panel
+from workbench.qt.inspector import InspectorPanel
 from workbench.qt.widgets.boxes import column, series_colour
 from workbench.qt.widgets.plot_export import PlotExportBar
-from workbench.qt.widgets.probe_bar import ProbeBar
 from workbench.qt.widgets.task_guard import require_task
 from workbench.qt.widgets.token_colours import coloured_tokens_html, legend_html
 from workbench.qt.zoom import set_larger
@@ -30,18 +29,18 @@ from workbench.qt.zoom import set_larger
 DEFAULT_SENTENCE = "The food was good, not bad at all"
 
 
-class ClassifyConsolePanel(Panel):
+class ClassifyConsolePanel(InspectorPanel):
     name: ClassVar[str] = "classify"
     title: ClassVar[str] = "Classify"
     perspective: ClassVar[str] = "Generate"
     area: ClassVar[str] = "bottom"
+    probe_text: ClassVar[str] = DEFAULT_SENTENCE
+    probe_placeholder: ClassVar[str] = "A sentence to classify"
+    lesson_probes: ClassVar[bool] = False
 
     def __init__(self, controller, parent=None) -> None:
         super().__init__(controller, parent)
         self.answer: ClassifyPrediction | None = None
-        self.probe_bar = ProbeBar(controller, self._request, DEFAULT_SENTENCE,
-                                  "A sentence to classify", lesson_probes=False)
-        self.probe_bar.result_ready.connect(self.show_answer)
         self.verdict = QLabel("Train or open a classifier, then type a sentence.",
                               objectName="classify-verdict")
         set_larger(self.verdict, 1.45, bold=True)  # grows with the zoom (a fixed 13pt did not)
@@ -66,17 +65,15 @@ class ClassifyConsolePanel(Panel):
         plots.addWidget(column(self.labels_plot, self.labels_export))
         plots.addWidget(column(self.tokens_plot, self.tokens_export))
         plots.setSizes([300, 600])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        for widget in (self.probe_bar, self.verdict, self.words, self.legend, self.method):
-            layout.addWidget(widget)
-        layout.addWidget(plots, 1)
+        for widget in (self.verdict, self.words, self.legend, self.method):
+            self.add_line(widget)
+        self.set_body(plots)
 
-    def _request(self, snapshot: Any, text: str):
+    def request(self, snapshot: Any, text: str):
         require_task(snapshot, "classify", "classify sentences")
         return self.controller.backend.inspection.answer_job(snapshot, text)
 
-    def show_answer(self, answer: ClassifyPrediction) -> None:
+    def draw(self, answer: ClassifyPrediction) -> None:
         self.answer = answer
         best = int(np.argmax(answer.probs))
         self.verdict.setText(f"{answer.labels[best]}  ({answer.probs[best]:.1%})")

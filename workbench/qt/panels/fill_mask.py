@@ -14,13 +14,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QVBoxLayout
+from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit
 
 from workbench.core.predictions import FillMaskPrediction
-from workbench.qt.panel import Panel
-from workbench.qt.widgets.boxes import row, series_colour
+from workbench.qt.inspector import InspectorPanel
+from workbench.qt.widgets.boxes import column, series_colour
 from workbench.qt.widgets.plot_export import PlotExportBar
-from workbench.qt.widgets.probe_bar import ProbeBar
 from workbench.qt.widgets.task_guard import require_task
 
 DEFAULT_SENTENCE = "To be, or not to [MASK], that is the question"
@@ -40,18 +39,18 @@ def compared(first: FillMaskPrediction, second: FillMaskPrediction
             np.array([b.get(t, 0.0) for t in tokens]))
 
 
-class FillMaskPanel(Panel):
+class FillMaskPanel(InspectorPanel):
     name: ClassVar[str] = "fill_mask"
     title: ClassVar[str] = "Fill in the blank"
     perspective: ClassVar[str] = "Generate"
     area: ClassVar[str] = "bottom"
+    probe_text: ClassVar[str] = DEFAULT_SENTENCE
+    probe_placeholder: ClassVar[str] = "A sentence with [MASK]"
+    lesson_probes: ClassVar[bool] = False
 
     def __init__(self, controller, parent=None) -> None:
         super().__init__(controller, parent)
         self.answers: list[FillMaskPrediction] = []
-        self.probe_bar = ProbeBar(controller, self._request, DEFAULT_SENTENCE,
-                                  "A sentence with [MASK]", lesson_probes=False)
-        self.probe_bar.result_ready.connect(self.show_answers)
         self.compare = QLineEdit(placeholderText="Optional: a second sentence with [MASK] to "
                                                  "compare (Texas / New York: what differs?)")
         self.compare.returnPressed.connect(self.probe_bar.probe)
@@ -65,21 +64,17 @@ class FillMaskPanel(Panel):
         self.plot.getAxis("left").enableAutoSIPrefix(False)  # 0.04, not 40 (×0.001)
         self.plot.addLegend(offset=(-10, 10))
         self.export = PlotExportBar(self.plot, self._data, "fill-mask", controller.report_error)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.probe_bar)
-        layout.addWidget(row(QLabel("Compare with:"), self.compare, QLabel("Chart:"),
-                             self.chart))
-        layout.addWidget(self.summary)
-        layout.addWidget(self.plot, 1)
-        layout.addWidget(self.export)
+        for widget in (QLabel("Compare with:"), self.compare, QLabel("Chart:"), self.chart):
+            self.controls.addWidget(widget)
+        self.add_line(self.summary)
+        self.set_body(column(self.plot, self.export))
 
-    def _request(self, snapshot: Any, text: str):
+    def request(self, snapshot: Any, text: str):
         require_task(snapshot, "masked_lm", "fill in blanks")
         texts = [text] + ([self.compare.text()] if self.compare.text().strip() else [])
         return self.controller.backend.inspection.answer_job(snapshot, texts)
 
-    def show_answers(self, answers: list[FillMaskPrediction]) -> None:
+    def draw(self, answers: list[FillMaskPrediction]) -> None:
         self.answers = list(answers)
         self._draw()
 

@@ -24,13 +24,11 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
 )
 
 from workbench.core.predictions import TagPrediction
-from workbench.qt.panel import Panel
+from workbench.qt.inspector import InspectorPanel
 from workbench.qt.widgets.heatmap import Heatmap
-from workbench.qt.widgets.probe_bar import ProbeBar
 from workbench.qt.widgets.task_guard import require_task
 
 # a garden-path sentence with its gold tags ("the old" are the ones who man the boats)
@@ -50,26 +48,26 @@ def split_gold(text: str) -> tuple[list[str] | None, list[str] | None]:
     return [m.group(1) for m in matches], [m.group(2) for m in matches]
 
 
-class TaggingPanel(Panel):
+class TaggingPanel(InspectorPanel):
     name: ClassVar[str] = "tagging"
     title: ClassVar[str] = "Tagging"
     perspective: ClassVar[str] = "Inspect"
     area: ClassVar[str] = "bottom"
+    probe_text: ClassVar[str] = DEFAULT_SENTENCE
+    probe_placeholder: ClassVar[str] = "A sentence to tag (word/TAG to give gold tags)"
+    lesson_probes: ClassVar[bool] = False
 
     def __init__(self, controller, parent=None) -> None:
         super().__init__(controller, parent)
         self.answer: TagPrediction | None = None
         self.gold: list[str] | None = None
         self.pick = 0
-        self.probe_bar = ProbeBar(controller, self._request, DEFAULT_SENTENCE,
-                                  "A sentence to tag (word/TAG to give gold tags)",
-                                  lesson_probes=False)
-        self.probe_bar.result_ready.connect(self.show_answer)
         self.test_button = QPushButton("Test sentence")
         self.test_button.setToolTip("A sentence of the model's test data, with its gold tags.")
         self.test_button.clicked.connect(self.test_sentence)
-        self.probe_bar.layout().itemAt(0).layout().addWidget(self.test_button)
-        self.summary = QLabel("Train or open a tagger, then type a sentence.", wordWrap=True)
+        self.probe_bar.button_row.addWidget(self.test_button)
+        self.summary = self.add_line(QLabel("Train or open a tagger, then type a sentence.",
+                                            wordWrap=True))
         self.table = QTableWidget(len(_ROWS), 0, objectName="tagging-table")
         self.table.setVerticalHeaderLabels(_ROWS)
         self.table.horizontalHeader().hide()
@@ -82,13 +80,9 @@ class TaggingPanel(Panel):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.heatmap)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.probe_bar)
-        layout.addWidget(self.summary)
-        layout.addWidget(split, 1)
+        self.set_body(split)
 
-    def _request(self, snapshot: Any, text: str):
+    def request(self, snapshot: Any, text: str):
         require_task(snapshot, "tag", "tag words")
         words, self.gold = split_gold(text)
         if words is None:
@@ -111,7 +105,7 @@ class TaggingPanel(Panel):
                                                                          strict=True)))
         self.probe_bar.probe()
 
-    def show_answer(self, answer: TagPrediction) -> None:
+    def draw(self, answer: TagPrediction) -> None:
         gold = self.gold if self.gold is not None and len(self.gold) == len(answer.words) \
             else None
         self.answer = answer

@@ -54,9 +54,12 @@ class ProbeBar(QWidget):
 
     def __init__(self, controller, request: RequestFn, text: str = DEFAULT_PROBE,
                  placeholder: str = "Probe text", parent: QWidget | None = None,
-                 caller: str = "probe", lesson_probes: bool = True) -> None:
+                 caller: str = "probe", lesson_probes: bool = True,
+                 example: Callable[[Any], str] | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
+        # the text to probe a snapshot with while the box is empty (a task's own example)
+        self.example = example
         # a lesson's probe is a line of the play for the language-model inspectors; a task's
         # view (a date to rewrite, a sentence to tag or classify) keeps its own example
         self.lesson_probes = lesson_probes
@@ -92,6 +95,7 @@ class ProbeBar(QWidget):
         buttons.addWidget(self.probe_button)
         buttons.addWidget(self.freeze)
         buttons.addWidget(self.open_button)
+        self.button_row = buttons  # an inspector may add a button of its own (Test sentence)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -158,6 +162,8 @@ class ProbeBar(QWidget):
         if self.snapshot is None:
             self._show_source()
             return
+        if self.example is not None and not self.text.text().strip():
+            self.text.setText(self.example(self.snapshot))
         try:
             spec = self.request(self.snapshot, self.text.text())
         except Exception as exc:  # noqa: BLE001 - bad probe text: say so, keep the view
