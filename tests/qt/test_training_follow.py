@@ -183,3 +183,35 @@ def test_the_command_line_follows_a_run(qtbot, tmp_path, monkeypatch, settings):
     panel = window.panels["training"]
     qtbot.waitUntil(lambda: steps_of(panel, str(run)) == [10], timeout=10_000)
     assert window.controller.corpus is None and not window.controller.jobs.busy
+
+
+def test_a_followed_runs_checkpoint_is_waited_for_and_said_so(qtbot, settings, tmp_path):
+    """`--follow RUN` screenshots showed "No model yet: train one, or open a checkpoint" in
+    the inspectors: they were taken while the run's checkpoint still loaded (seconds: torch
+    and the weights). The views say they wait for the followed run's checkpoint, and the
+    screenshot's settle waits until it is loaded."""
+    from tests.qt.fake_backend import snapshot
+    from workbench.app.panels import panel_types
+    from workbench.app.window import settle
+    from workbench.core.events import CheckpointLoaded
+    from workbench.qt.main_window import MainWindow
+
+    run = tmp_path / "server-run"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "checkpoints" / "latest.json").write_text("{}", encoding="utf-8")
+    window = MainWindow(WorkbenchController(FakeBackend()), panel_types(), settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    assert window.controller.follow_run(str(run))
+    gates, generate = window.panels["gates"], window.panels["generate"]
+    waiting = "No model yet: waiting for a checkpoint of the followed run."
+    assert gates.probe_bar.status.text() == waiting and generate.source.text() == waiting
+    assert not settle(window, timeout_s=0.5, quiet_s=0.1)  # the checkpoint is not loaded yet
+    follower = window.controller.followers[str(run)]
+    with qtbot.waitSignal(gates.probe_bar.result_ready, timeout=WAIT_MS):
+        follower._on_event(CheckpointLoaded(str(run), "latest", 100, 200, snapshot(100)))
+    assert settle(window, timeout_s=10, quiet_s=0.1)
+    assert generate.source.text().startswith("Model:")
+    window.controller.stop_following(str(run))
+    qtbot.waitUntil(lambda: not window.controller.followers, timeout=WAIT_MS)
+    window.close()

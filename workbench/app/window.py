@@ -21,15 +21,17 @@ def build_window(settings: QSettings | None = None, backend: Backend | None = No
 
 
 def settle(window: MainWindow, timeout_s: float = 60.0, quiet_s: float = 0.3) -> bool:
-    """Process events until no job or query has run for `quiet_s` (for screenshots and
-    scripted checks)."""
+    """Process events until no job or query has run for `quiet_s` and every followed run with
+    a checkpoint has loaded one (for screenshots and scripted checks: `--follow RUN` shots
+    were taken while the checkpoint still loaded, the inspectors saying "No model yet")."""
     app = QApplication.instance()
     controller = window.controller
     deadline = time.monotonic() + timeout_s
     quiet_since = None
     while time.monotonic() < deadline:
         app.processEvents()
-        busy = controller.jobs.busy or controller.query_queue.busy
+        busy = controller.jobs.busy or controller.query_queue.busy or any(
+            follower.loading_checkpoint for follower in controller.followers.values())
         if busy:
             quiet_since = None
         elif quiet_since is None:

@@ -31,6 +31,7 @@ class RunFollower(QObject):
         super().__init__(parent)
         self.run_dir = run_dir
         self.wake = threading.Event()  # set: the job looks at the folder now
+        self.loaded_step: int | None = None  # the step of the last checkpoint it loaded
         self.runner = JobRunner(f"follow {Path(run_dir).name}", self)
         self.runner.event.connect(self._on_event)
         self.runner.busy_changed.connect(self._on_busy)
@@ -45,6 +46,14 @@ class RunFollower(QObject):
     @property
     def active(self) -> bool:
         return self.runner.busy
+
+    @property
+    def loading_checkpoint(self) -> bool:
+        """The run has a checkpoint and none is loaded yet (the first look reads the metrics,
+        then loads the checkpoint: torch and the weights take seconds)."""
+        folder = Path(self.run_dir, "checkpoints")
+        return self.active and self.loaded_step is None and any(
+            (folder / f"{kind}.json").is_file() for kind in ("latest", "best"))
 
     def stop(self) -> None:
         """End the follow (its thread ends within one poll); the run goes on untouched."""
@@ -74,6 +83,8 @@ class RunFollower(QObject):
         if isinstance(event, JobFailed):
             self.failed.emit(self.run_dir, event.message, event.detail)
         elif isinstance(event, (RunGrew, CheckpointLoaded, Notice)):
+            if isinstance(event, CheckpointLoaded):
+                self.loaded_step = event.step
             self.event.emit(self.run_dir, event)
 
     @Slot(bool)

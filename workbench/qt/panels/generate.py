@@ -46,6 +46,7 @@ from workbench.qt.widgets.boxes import column, row
 from workbench.qt.widgets.checkpoint_open import ask_checkpoint_path, open_checkpoint
 from workbench.qt.widgets.config_form import ConfigForm
 from workbench.qt.widgets.control_column import ControlColumn
+from workbench.qt.widgets.snapshot_source import no_model_text
 from workbench.qt.widgets.task_guard import require_task
 from workbench.qt.widgets.token_stream import TokenStreamView, describe
 
@@ -129,6 +130,7 @@ class GeneratePanel(Panel):
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
         controller.snapshot_changed.connect(self._on_snapshot)
+        controller.following_changed.connect(self._on_following)
         controller.query_queue.state_changed.connect(self._on_query_state)
         controller.lesson_action.connect(self._on_lesson)
         self._show_source()
@@ -160,9 +162,13 @@ class GeneratePanel(Panel):
             self.snapshot = snapshot
             self._show_source()
 
+    @Slot(str, bool)
+    def _on_following(self, _run_dir: str, _following: bool) -> None:
+        self._show_source()
+
     def _show_source(self) -> None:
         if self.snapshot is None:
-            self.source.setText("No model yet: train one or open a checkpoint.")
+            self.source.setText(no_model_text(self.controller))
         else:
             self.source.setText(f"Model: {self.snapshot.label}")
             self._fit_clamp_boxes()

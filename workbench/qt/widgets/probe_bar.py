@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.jobs import JobSpec
 from workbench.qt.widgets.checkpoint_open import ask_checkpoint_path, open_checkpoint
+from workbench.qt.widgets.snapshot_source import no_model_text
 
 DEFAULT_PROBE = "To be, or not to be, that is the question:"
 # Snapshots can come every fraction of a second; refreshing on each would take CPU from the
@@ -104,6 +105,7 @@ class ProbeBar(QWidget):
         controller.snapshot_changed.connect(self._on_snapshot)
         controller.query_queue.state_changed.connect(self._on_query_state)
         controller.lesson_action.connect(self._on_lesson)
+        controller.following_changed.connect(self._on_following)
         self._show_source()
 
     # --- which snapshot -----------------------------------------------------------------------
@@ -200,9 +202,14 @@ class ProbeBar(QWidget):
         elif state == "running":
             self.status.setText(f"{self.snapshot.label}: probing…")
 
+    @Slot(str, bool)
+    def _on_following(self, _run_dir: str, _following: bool) -> None:
+        if self.snapshot is None:
+            self._show_source()
+
     def _show_source(self) -> None:
         if self.snapshot is None:
-            self.status.setText("No model yet: train one, or open a checkpoint.")
+            self.status.setText(no_model_text(self.controller))
         else:
             frozen = " (frozen)" if self.freeze.isChecked() else ""
             self.status.setText(f"{self.snapshot.label}{frozen}")

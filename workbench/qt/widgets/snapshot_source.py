@@ -18,6 +18,14 @@ from workbench.qt.widgets.checkpoint_open import ask_checkpoint_path, open_check
 NO_MODEL = "No model yet: train one or open a checkpoint."
 
 
+def no_model_text(controller) -> str:
+    """Why there is no model to look at yet (following a run, its checkpoint takes seconds to
+    load, or has not been written yet)."""
+    if controller.followers:
+        return "No model yet: waiting for a checkpoint of the followed run."
+    return "No model yet: train one, or open a checkpoint."
+
+
 def model_label(snapshot: Any) -> str:
     return NO_MODEL if snapshot is None else f"Model: {snapshot.label}"
 
