@@ -5,6 +5,8 @@ the smallest of these screens."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPoint, QRect
@@ -43,7 +45,18 @@ def settle(qtbot, window, size):
     window.resize(*size)
     window.show()
     qtbot.waitExposed(window)
-    qtbot.wait(60)  # docks and scroll areas take a few turns of the event loop to lay out
+
+
+def settled(qtbot, check, timeout: int = 10_000) -> list[str]:
+    """The problems `check()` finds once the window has laid itself out: docks, scroll areas
+    and zoomed plots take turns of the event loop, more of them on a loaded machine (a fixed
+    60 ms wait failed there once at 1920 × 1080), so `check` is polled until it finds none
+    or `timeout` ms have passed; the problems of the last look are returned."""
+    from pytestqt.exceptions import TimeoutError as WaitTimeout
+
+    with contextlib.suppress(WaitTimeout):
+        qtbot.waitUntil(lambda: not check(), timeout=timeout)
+    return check()
 
 
 def visible_rect(widget, window) -> QRect:
@@ -84,24 +97,29 @@ def test_every_perspective_fits_the_screen(qtbot, window, size):
     settle(qtbot, window, size)
     assert window.minimumSizeHint().width() <= 1280
     assert window.minimumSizeHint().height() <= 720
+    window.panels["embeddings"].tabs.setCurrentIndex(0)  # the tab with its Train button
     problems = []
     for perspective in window.perspectives.available():
         window.perspectives.switch(perspective.name)
-        qtbot.wait(60)
-        shown = shown_panels(window)
-        assert shown, perspective.name
-        for name in shown:
-            panel = window.panels[name]
-            if name == "embeddings":
-                panel.tabs.setCurrentIndex(0)
-                qtbot.wait(20)
-            # "All panels" puts ten panels on one screen: each scrolls, none is squeezed
-            controls = [] if perspective.name == "All panels" else MAIN_CONTROLS.get(name, [])
-            for path in controls:
-                if not on_screen(attribute(panel, path), window):
-                    problems.append(f"{perspective.name}: {name}.{path} is not on screen")
-            problems += plot_problems(perspective.name, name, panel, window)
+        problems += settled(qtbot, lambda p=perspective: fit_problems(window, p.name))
     assert problems == [], "\n".join(problems)
+
+
+def fit_problems(window, perspective: str) -> list[str]:
+    """What of `perspective` is off the screen or too low to read, now."""
+    shown = shown_panels(window)
+    if not shown:
+        return [f"{perspective}: no panel shown"]
+    found = []
+    for name in shown:
+        panel = window.panels[name]
+        # "All panels" puts ten panels on one screen: each scrolls, none is squeezed
+        controls = [] if perspective == "All panels" else MAIN_CONTROLS.get(name, [])
+        for path in controls:
+            if not on_screen(attribute(panel, path), window):
+                found.append(f"{perspective}: {name}.{path} is not on screen")
+        found += plot_problems(perspective, name, panel, window)
+    return found
 
 
 def plot_problems(perspective: str, name: str, panel, window, floor: float = 0.9) -> list[str]:
@@ -123,18 +141,21 @@ def test_presentation_mode_at_the_commonest_laptop_still_fits(qtbot, window):
     settle(qtbot, window, (1366, 768))
     window.layout_manager.presentation.setChecked(True)
     assert window.zoom.factor == pytest.approx(1.6)
-    qtbot.wait(200)  # the plots are rescaled a moment after the font
-    problems = []
-    for perspective in window.perspectives.available():
-        window.perspectives.switch(perspective.name)
-        qtbot.wait(200)
+
+    def zoomed_problems(perspective: str) -> list[str]:
+        found = []
         for name in shown_panels(window):
             panel = window.panels[name]
             for path in MAIN_CONTROLS.get(name, [])[:2]:  # the first controls of each panel
-                widget = attribute(panel, path)
-                if not widget.isVisible():
-                    problems.append(f"{perspective.name}: {name}.{path} is hidden")
-            problems += plot_problems(perspective.name, name, panel, window)
+                if not attribute(panel, path).isVisible():
+                    found.append(f"{perspective}: {name}.{path} is hidden")
+            found += plot_problems(perspective, name, panel, window)
+        return found
+    problems = []
+    for perspective in window.perspectives.available():
+        window.perspectives.switch(perspective.name)
+        # the plots are rescaled a moment after the font
+        problems += settled(qtbot, lambda p=perspective.name: zoomed_problems(p))
     assert problems == [], "\n".join(problems)
 
 
@@ -163,26 +184,34 @@ def test_presentation_mode_cuts_nothing_off_on_the_right(qtbot, window):
 
     settle(qtbot, window, (1366, 768))
     window.layout_manager.presentation.setChecked(True)
+
+    def cut_controls(name: str) -> list[str]:
+        found = []
+        kinds = (QAbstractSpinBox, QComboBox, QLineEdit, QPushButton)
+        for widget in (w for kind in kinds for w in window.panels[name].findChildren(kind)):
+            seen = visible_rect(widget, window)
+            if widget.isVisible() and not seen.isEmpty() and seen.width() < widget.width() - 1:
+                label = widget.objectName() or getattr(widget, "text", lambda: "")()
+                found.append(f"{name}: {type(widget).__name__} {label!r} shows "
+                             f"{seen.width()} of {widget.width()} px")
+        return found
+
+    def cut_plots() -> list[str]:
+        curves = window.panels["training"].curves
+        need = curves.graphics.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+        found = [] if curves.graphics.width() >= need - 1 else [
+            f"training: the curves are {curves.graphics.width()} px wide, need {need:.0f}"]
+        return found + [f"training: the {key} plot is narrower than its title"
+                        for key, plot in curves.plots.items()
+                        if plot.geometry().width() < plot.titleLabel.minimumWidth()]
     cut = []
     for perspective, name in (("Generate", "generate"), ("Model & training", "training"),
                               ("Embeddings", "embeddings")):
         window.perspectives.switch(perspective)
         window.docks[name].raise_()
-        qtbot.wait(300)  # the plots are rescaled a moment after the font
-        panel = window.panels[name]
-        kinds = (QAbstractSpinBox, QComboBox, QLineEdit, QPushButton)
-        for widget in (w for kind in kinds for w in panel.findChildren(kind)):
-            seen = visible_rect(widget, window)
-            if widget.isVisible() and not seen.isEmpty() and seen.width() < widget.width() - 1:
-                label = widget.objectName() or getattr(widget, "text", lambda: "")()
-                cut.append(f"{name}: {type(widget).__name__} {label!r} shows "
-                           f"{seen.width()} of {widget.width()} px")
-    curves = window.panels["training"].curves
-    need = curves.graphics.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
-    assert curves.graphics.width() >= need - 1
-    for key, plot in curves.plots.items():
-        if plot.geometry().width() < plot.titleLabel.minimumWidth():
-            cut.append(f"training: the {key} plot is narrower than its title")
+        # the plots are rescaled a moment after the font
+        cut += settled(qtbot, lambda n=name: cut_controls(n) + (
+            cut_plots() if n == "training" else []))
     assert cut == [], "\n".join(cut)
 
 
@@ -195,10 +224,47 @@ def test_dock_tabs_show_whole_names(qtbot, window):
     settle(qtbot, window, (1366, 768))
     window.layout_manager.presentation.setChecked(True)
     window.perspectives.switch("Inspect")
-    qtbot.wait(200)
-    bars = [bar for bar in window.findChildren(QTabBar)
-            if bar.parent() is window and bar.isVisible() and bar.count() >= 2]
-    assert bars
-    short = [bar.tabText(i) for bar in bars for i in range(bar.count())
-             if bar.tabRect(i).width() < bar.fontMetrics().horizontalAdvance(bar.tabText(i))]
-    assert short == []
+
+    def tab_bars():
+        return [bar for bar in window.findChildren(QTabBar)
+                if bar.parent() is window and bar.isVisible() and bar.count() >= 2]
+    def short_names() -> list[str]:
+        bars = tab_bars()
+        return [bar.tabText(i) for bar in bars for i in range(bar.count())
+                if bar.tabRect(i).width() < bar.fontMetrics().horizontalAdvance(bar.tabText(i))
+                ] if bars else ["no tab bar shown"]
+    assert settled(qtbot, short_names) == []
+
+
+@pytest.mark.parametrize("perspective", ["Generate", "Inspect"])
+def test_following_a_run_leaves_the_chosen_perspective_usable(qtbot, window, perspective):
+    """`workbench --perspective Generate --follow RUN` docked the Training panel below the
+    Generate panel at 1366 × 768 and pushed its Generate button off the screen: the followed
+    run's curves go on a tab behind the perspective's panels, whose controls stay on screen."""
+    settle(qtbot, window, (1366, 768))
+    window.perspectives.switch(perspective)
+    window.show_followed_runs(chosen_perspective=True)
+    qtbot.waitUntil(lambda: window.docks["training"].isVisible())
+
+    def problems() -> list[str]:
+        found = []
+        for name in shown_panels(window):
+            for path in MAIN_CONTROLS.get(name, []):
+                if not on_screen(attribute(window.panels[name], path), window):
+                    found.append(f"{name}.{path} is not on screen")
+            found += plot_problems(perspective, name, window.panels[name], window)
+        return found
+    assert settled(qtbot, problems) == []
+    main = window.docks[window.perspectives.named(perspective).main[0]]
+    assert window.docks["training"] in window.tabifiedDockWidgets(main)  # a click away
+    assert "training" not in shown_panels(window)
+    window.docks["training"].raise_()
+    qtbot.waitUntil(lambda: "training" in shown_panels(window))
+
+
+def test_following_a_run_without_a_chosen_perspective_shows_its_curves(qtbot, window):
+    settle(qtbot, window, (1366, 768))
+    window.perspectives.switch("Generate")  # where the student left the window last time
+    window.show_followed_runs(chosen_perspective=False)
+    assert window.perspectives.current == "Model & training"
+    qtbot.waitUntil(lambda: "training" in shown_panels(window))

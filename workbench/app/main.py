@@ -113,8 +113,9 @@ def run_gui(args: argparse.Namespace) -> int:
 
     def open_what_was_asked() -> None:
         for run_dir in args.follow or ():
-            window.show_panel("training")
             window.controller.follow_run(str(Path(run_dir).expanduser()))
+        if args.follow:
+            window.show_followed_runs(chosen_perspective=bool(args.perspective))
         if path is not None:
             window.open_corpus(str(Path(path).expanduser()))
 

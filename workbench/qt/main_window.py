@@ -103,10 +103,22 @@ class MainWindow(QMainWindow):
             for action in actions:
                 menu.addAction(action)
 
-    def show_panel(self, name: str) -> None:
+    def show_panel(self, name: str, front: bool = True) -> None:
+        """Show panel `name` (in front of its tab group unless `front` is False); one the
+        current perspective does not hold joins it tabbed with its main panels."""
         dock = self.docks[name]
+        if dock.isHidden() and not dock.isFloating():
+            self.perspectives.join(name)
         dock.show()
-        dock.raise_()
+        if front:
+            dock.raise_()
+
+    def show_followed_runs(self, chosen_perspective: bool) -> None:
+        """Where `--follow` shows a run's curves: in the Model & training perspective, or,
+        when the user chose a perspective, on a Training tab behind its main panels."""
+        if not chosen_perspective:
+            self.perspectives.switch("Model & training")
+        self.show_panel("training", front=not chosen_perspective)
 
     @Slot(str, object)
     def _on_lesson(self, action: str, value: object) -> None:

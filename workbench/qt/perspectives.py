@@ -133,6 +133,23 @@ class PerspectiveSwitcher(QObject):
         QTimer.singleShot(0, self, self._tidy_tab_bars)
         return True
 
+    def join(self, name: str) -> None:
+        """Put the hidden panel `name` into the current layout tabbed with the panels in front
+        on the left (the perspective's main ones), not in an area of its own: docked below
+        Generate, Training took half the height and the Generate button left a 1366 × 768
+        screen. With nothing on the left it goes where its panel asks."""
+        window, dock = self.window, self.window.docks[name]
+        main = next((d for d in window.docks.values() if d is not dock and d.isVisible()
+                     and not d.isFloating()
+                     and window.dockWidgetArea(d) == Qt.DockWidgetArea.LeftDockWidgetArea),
+                    None)
+        if main is None:
+            window.addDockWidget(AREAS[window.panels[name].area], dock)
+        else:
+            window.tabifyDockWidget(main, dock)
+        dock.setFloating(False)
+        QTimer.singleShot(0, self, self._tidy_tab_bars)
+
     def _tidy_tab_bars(self) -> None:
         """Tabs of docks show whole names, scrolling with arrows when they do not fit (ten
         panels tabbed beside a lesson read "Gat…", "T…", "G…" at 1366 px, worse zoomed). And
