@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from PySide6.QtWidgets import QLabel, QMessageBox
 
 from tests.qt.fake_backend import FakeBackend, FakeCorpus
@@ -102,6 +103,38 @@ def test_status_bar_shows_progress_and_cancel_stops_job(qtbot, settings):
         status.cancel_button.click()
     assert status.label.text() == "Ready"
     assert window.controller.corpus is None or window.controller.corpus.name.endswith("slow.txt")
+
+
+@pytest.mark.parametrize("style", ["Fusion", "Windows"])
+def test_one_rule_between_the_corpus_and_the_job_state(qtbot, settings, style):
+    """Styles that frame each status-bar item (Windows) drew a frame's edges around the corpus
+    label and around the rule itself: several lines where one rule was meant. Between the
+    corpus name and the job state there is one line, in every style."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QStyleFactory, QWidget
+
+    window = make_window(settings)
+    qtbot.addWidget(window)
+    window.resize(900, 600)
+    bar = window.statusBar()
+    chosen = QStyleFactory.create(style)
+    for widget in (bar, *bar.findChildren(QWidget)):
+        widget.setStyle(chosen)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(50)
+    image = bar.grab().toImage()
+    corpus, state = window.corpus_label, window.job_status.label
+    left = corpus.mapTo(bar, QPoint(corpus.width(), 0)).x()
+    right = state.mapTo(bar, QPoint(0, 0)).x()
+    top = corpus.mapTo(bar, QPoint(0, 0)).y() + 3
+    rows = range(top, top + corpus.height() - 6)
+    # a line is a column that differs from the bar's background all the way down the label
+    background = image.pixelColor(left, 1).lightness()
+    lines = [x for x in range(left, right)
+             if all(abs(image.pixelColor(x, y).lightness() - background) > 12 for y in rows)]
+    runs = [x for x in lines if x - 1 not in lines]  # adjacent columns draw one line
+    assert len(runs) == 1, lines
 
 
 def test_job_error_shows_message_and_window_stays_usable(qtbot, settings):

@@ -25,6 +25,7 @@ from workbench.qt.help import HelpPage, Welcome, wants_welcome, whats_this_html
 from workbench.qt.job_status import JobStatusWidget
 from workbench.qt.panel import AREAS, Panel
 from workbench.qt.recent_files import RecentFiles
+from workbench.qt.widgets.boxes import row
 from workbench.qt.widgets.corpus_open import ask_corpus_file, ask_corpus_folder
 from workbench.qt.widgets.spotlight import Spotlight, find_control, reveal
 from workbench.qt.window_layout import WindowLayout
@@ -62,15 +63,16 @@ class MainWindow(QMainWindow):
         for panel_type in panel_types:
             self.add_panel(panel_type(controller))
         self.job_status = JobStatusWidget(controller.jobs)
-        self.statusBar().addPermanentWidget(self.job_status)
         self.corpus_label = QLabel("No corpus", objectName="status-corpus")
         self.corpus_label.setToolTip("The corpus the next run trains on")
         # a rule between the corpus and the job state: side by side they read as one phrase
-        # ("shakespeare-small Ready"); messages show left of both, never over them
+        # ("shakespeare-small Ready"); messages show left of both, never over them. One
+        # permanent item for the three: styles that frame each status-bar item (Windows) drew
+        # a frame's edge left of the corpus label and around the rule, three lines for one
         self.status_rule = QFrame(frameShape=QFrame.Shape.VLine,
                                   frameShadow=QFrame.Shadow.Sunken)
-        self.statusBar().insertPermanentWidget(0, self.corpus_label)
-        self.statusBar().insertPermanentWidget(1, self.status_rule)
+        self.status_area = row(self.corpus_label, self.status_rule, self.job_status)
+        self.statusBar().addPermanentWidget(self.status_area)
         controller.error.connect(self._show_error)
         controller.notice.connect(self._show_notice)
         controller.corpus_changed.connect(self._on_corpus)
