@@ -131,7 +131,10 @@ def run_gui(args: argparse.Namespace) -> int:
     if args.screenshot:
         window.show()
         open_what_was_asked()
-        return take_screenshot(app, window, args.screenshot, args.panel)
+        # a followed run's checkpoint still loading when the window closes (torch's import
+        # under load outlasts the shutdown's wait) left its thread running: SIGABRT at exit
+        return exit_without_abandoned_threads(
+            take_screenshot(app, window, args.screenshot, args.panel))
 
     def after_paint() -> None:
         preload_heavy_modules()
