@@ -89,3 +89,20 @@ def test_the_lesson_list_shows_whole_titles_at_1366(qtbot, window, lessons):
     cut = [t for t in texts if view.viewport().width() < view.fontMetrics().horizontalAdvance(t)]
     box.hidePopup()
     assert cut == []
+
+
+def test_the_lesson_alone_reads_in_lines_of_a_readable_length(qtbot, window, lessons):
+    """Ctrl+6 before any step shows the Lessons panel alone: at 1920 × 1080 its lines ran the
+    whole 1900 px and each step's Set up button stood a screen away from its text. The page
+    keeps a readable width (centred), and takes the dock's whole width when that is narrower."""
+    from workbench.qt.panels.lessons import READABLE_CHARACTERS
+
+    window.resize(1920, 1080)
+    window.perspectives.switch("Lessons")
+    readable = READABLE_CHARACTERS * lessons.fontMetrics().averageCharWidth()
+    qtbot.waitUntil(lambda: lessons.width() > 1800)
+    qtbot.waitUntil(lambda: lessons.header.width() <= readable)
+    assert lessons.header.mapTo(lessons, lessons.header.rect().topLeft()).x() > 300  # centred
+    window.controller.lesson_action.emit("panels", ("worked",))  # a step: the lesson beside
+    qtbot.waitUntil(lambda: lessons.width() < 0.4 * window.width())
+    qtbot.waitUntil(lambda: lessons.header.width() > lessons.width() - 80)

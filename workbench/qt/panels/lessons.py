@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 from typing import Any, ClassVar
 
-from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtCore import QEvent, Qt, QTimer, Slot
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -33,6 +33,7 @@ from workbench.qt.widgets.checkpoint_open import open_checkpoint
 from workbench.qt.widgets.long_text_combo import LongTextCombo
 
 HIGHLIGHT_DELAY_MS = 350  # let the panel the step opened lay itself out first
+READABLE_CHARACTERS = 110  # the page's widest lines, in average characters of its font
 
 
 def _paragraph(title: str, text: str) -> str:
@@ -112,8 +113,27 @@ class LessonsPanel(Panel):
         layout.addLayout(chooser)
         layout.addWidget(self.file_problems)
         layout.addWidget(scroller, 1)
+        self._margins = layout.contentsMargins()
         if self.lessons:
             self._show_lesson(0)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_width()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # a zoom: the readable width changes
+            self._fit_width()
+
+    def _fit_width(self) -> None:
+        """Lines of a readable length: alone in a wide window (before a step opens its
+        panels) the page ran 1900 px wide at 1920 × 1080, each step's Set up button a screen
+        away from its text. Wider than READABLE_CHARACTERS, the page is centred."""
+        spare = self.width() - READABLE_CHARACTERS * self.fontMetrics().averageCharWidth()
+        side = max(0, spare // 2)
+        m = self._margins
+        self.layout().setContentsMargins(m.left() + side, m.top(), m.right() + side, m.bottom())
 
     # --- which lesson ------------------------------------------------------------------------
 
