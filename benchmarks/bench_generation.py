@@ -167,9 +167,9 @@ class Window:
         on_event = self.panel._on_event  # the panel's own handler, timed on the GUI thread
 
         def timed_event(event) -> None:
-            from workbench.core.events import TokenGenerated
+            from workbench.core.events import TokensGenerated
 
-            if isinstance(event, TokenGenerated) and not self.first:
+            if isinstance(event, TokensGenerated) and not self.first:
                 self.first.append(time.perf_counter())
             on_event(event)
 

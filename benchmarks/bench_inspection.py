@@ -7,7 +7,7 @@
 2. A 512 × 512 attention heatmap set and painted (target < 30 ms), against a bare pyqtgraph
    ImageItem of the same array.
 3. First generated token after pressing Generate on a small model (target < 100 ms): from the
-   button's click to the first `TokenGenerated` reaching the GUI thread, through the real
+   button's click to the first `TokensGenerated` batch reaching the GUI thread, through the real
    controller, query thread and `InspectionBackend` (cold: the snapshot's model is rebuilt;
    warm: cached).
 4. Probe overhead on training: tokens/s of a training run on the default corpus with and
@@ -121,7 +121,7 @@ def small_snapshot(tokens, hidden: int = 256, step: int = 0):
 
 def bench_first_token(app, tokens, repeats: int) -> dict:
     from workbench.app.backend import Backend
-    from workbench.core.events import TokenGenerated
+    from workbench.core.events import TokensGenerated
     from workbench.qt.controller import WorkbenchController
     from workbench.qt.panels.generate import GeneratePanel
 
@@ -132,7 +132,7 @@ def bench_first_token(app, tokens, repeats: int) -> dict:
     first: list[float] = []
 
     def on_event(event) -> None:
-        if isinstance(event, TokenGenerated) and not first:
+        if isinstance(event, TokensGenerated) and not first:
             first.append(time.perf_counter())
 
     controller.queries.event.connect(on_event)

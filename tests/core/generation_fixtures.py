@@ -16,7 +16,7 @@ def abc_tokenizer() -> CharTokenizer:
 class BigramModel(nn.Module):
     """Next-token logits depend only on the last token (a fixed table); state counts steps.
 
-    Returns a non-None state, like a recurrent model, so the stepper carries it.
+    Returns a state (layers, B, 1) like a recurrent model's, so the stepper carries it.
     """
 
     def __init__(self, table: np.ndarray) -> None:
@@ -26,7 +26,7 @@ class BigramModel(nn.Module):
 
     def forward(self, tokens, state=None):
         self.calls += 1
-        steps = 0 if state is None else int(state)
+        steps = torch.zeros(1, tokens.shape[0], 1) if state is None else state
         logits = self.table[tokens]  # (B, T, V)
         return logits, steps + tokens.shape[1]
 

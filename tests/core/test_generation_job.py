@@ -7,15 +7,16 @@ import pytest
 
 from tests.core.generation_fixtures import BigramModel, abc_tokenizer, bigram_table
 from workbench.core.config.generation import GenerationConfig
-from workbench.core.events import JobFinished, Progress, TokenGenerated
+from workbench.core.events import JobFinished, Progress, TokensGenerated
 from workbench.core.generation.generate import generation_job
+from workbench.core.generation.token_batches import MOST_PER_BATCH
 from workbench.core.jobs import JobControl, UserFacingError, drive
 
 
 def run(config, prompt="a", table=None):
     model = BigramModel(bigram_table() if table is None else table)
     events = list(drive(generation_job(model, abc_tokenizer(), prompt, config), JobControl()))
-    tokens = [e for e in events if isinstance(e, TokenGenerated)]
+    tokens = [t for e in events if isinstance(e, TokensGenerated) for t in e.tokens]
     result = events[-1].result if isinstance(events[-1], JobFinished) else None
     return tokens, result, events
 
@@ -80,7 +81,7 @@ def test_beam_reports_progress_and_its_best_beam_while_it_searches():
     assert "Beam search: 1 of 40 tokens" in progress[0].message
     assert "best so far …'" in progress[0].message  # the leading beam's text, quoted
     assert events.index(progress[-1]) < min(i for i, e in enumerate(events)
-                                            if isinstance(e, TokenGenerated))
+                                            if isinstance(e, TokensGenerated))
 
 
 def test_stepper_carries_state_instead_of_rerunning_the_prompt():
@@ -100,11 +101,33 @@ def test_bad_settings_are_refused_with_the_field_name():
 def test_cancel_stops_the_stream():
     control = JobControl()
     spec = generation_job(BigramModel(bigram_table()), abc_tokenizer(), "a",
-                          GenerationConfig(strategy="sample", max_tokens=1000))
+                          GenerationConfig(strategy="sample", max_tokens=5000))
     seen = []
     for event in drive(spec, control):
         seen.append(event)
-        if len(seen) == 5:
+        if isinstance(event, TokensGenerated):
             control.stop()
     assert type(seen[-1]).__name__ == "JobCancelled"
-    assert sum(isinstance(e, TokenGenerated) for e in seen) < 10
+    assert sum(len(e.tokens) for e in seen if isinstance(e, TokensGenerated)) < 5000
+
+
+def test_the_first_token_is_sent_alone_then_the_rest_in_batches_in_order():
+    """The console shows the first token at once; then a batch per time slice (how many
+    depends on the machine's speed), no token lost or repeated between batches."""
+    tokens, result, events = run(GenerationConfig(strategy="sample", max_tokens=1500))
+    batches = [e for e in events if isinstance(e, TokensGenerated)]
+    assert len(batches[0].tokens) == 1
+    assert max(len(b.tokens) for b in batches) <= MOST_PER_BATCH  # 1,500 tokens: 3 or more
+    assert [t.index for t in tokens] == list(range(1500))
+    assert "".join(t.text for t in tokens) == result.text
+
+
+def test_nan_outputs_are_refused_with_a_message_for_every_strategy():
+    table = np.full((8, 8), -1e4)
+    table[4, 5] = table[5, 6] = table[6, 7] = 0  # a -> b -> c -> d
+    table[7] = np.nan  # the model breaks down after "d"
+    for prompt in ("a", "d"):  # a few tokens in, and at once
+        for strategy in ("greedy", "sample", "top-k", "top-p", "beam"):
+            _, result, events = run(GenerationConfig(strategy=strategy, max_tokens=300),
+                                    prompt, table=table)
+            assert result is None and "not numbers" in events[-1].message, strategy

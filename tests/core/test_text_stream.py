@@ -10,7 +10,7 @@ from workbench.core.config.generation import GenerationConfig
 from workbench.core.config.tokenizer import DEFAULT_WORD_PATTERN
 from workbench.core.corpus.text_stream import text_stream
 from workbench.core.corpus.tokenizers import BpeTokenizer, CharTokenizer, WordTokenizer
-from workbench.core.events import JobFinished, TokenGenerated
+from workbench.core.events import JobFinished, TokensGenerated
 from workbench.core.generation.generate import generation_job
 from workbench.core.jobs import JobControl, drive
 
@@ -56,6 +56,7 @@ def test_generation_streams_the_text_it_returns(strategy):
     events = list(drive(job, JobControl()))
     result = events[-1].result
     assert isinstance(events[-1], JobFinished)
-    streamed = "".join(e.text for e in events if isinstance(e, TokenGenerated))
+    streamed = "".join(token.text for e in events if isinstance(e, TokensGenerated)
+                       for token in e.tokens)
     assert streamed == result.text == tokenizer.decode(result.token_ids)
     assert len(result.token_ids) == 120

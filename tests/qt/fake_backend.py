@@ -40,6 +40,7 @@ from workbench.core.events import (
     SnapshotReady,
     StepLogged,
     TokenGenerated,
+    TokensGenerated,
 )
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
 from workbench.core.snapshot import Snapshot
@@ -153,9 +154,11 @@ class FakeInspection:
             if config.strategy == "beam":  # as the real job: progress while the beams grow
                 yield Progress(1, config.max_tokens,
                                f"Beam search: 1 of {config.max_tokens} tokens; best so far '<the'")
-            for i, w in enumerate(words[: config.max_tokens]):
-                yield TokenGenerated(i, 10 + i, w, 0.5 / (i + 1), 1.0 + i, i,
+            tokens = [TokenGenerated(i, 10 + i, w, 0.5 / (i + 1), 1.0 + i, i,
                                      ((w, 0.5 / (i + 1)), ("x", 0.1)))
+                      for i, w in enumerate(words[: config.max_tokens])]
+            yield TokensGenerated(tuple(tokens[:1]))  # as the real job: the first at once,
+            yield TokensGenerated(tuple(tokens[1:]))  # then the rest in batches
             text = "".join(words[: config.max_tokens])
             yield JobFinished(result=SimpleNamespace(prompt=prompt, text=text,
                                                      stopped_by="length"))

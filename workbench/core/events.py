@@ -210,7 +210,7 @@ class EpochEnded(Event):
 
 @dataclass(frozen=True)
 class TokenGenerated(Event):
-    """One token the generation console shows as it streams.
+    """One token the generation console shows as it streams (sent in `TokensGenerated`).
 
     `probability`, `entropy` (nats) and `rank` (0 = most likely) describe the distribution the
     token was drawn from (after temperature, before top-k/top-p truncation, so a user sees how
@@ -224,6 +224,15 @@ class TokenGenerated(Event):
     entropy: float
     rank: int
     alternatives: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class TokensGenerated(Event):
+    """The tokens generated since the last batch, in order: a generation sends its tokens a
+    time slice at a time (the first at once), not one event per token, so neither its thread
+    nor the console's spends more on the message than on the token."""
+
+    tokens: tuple[TokenGenerated, ...]
 
 
 # --- sequence to sequence (issue 11) ---------------------------------------------------------

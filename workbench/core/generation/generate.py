@@ -1,10 +1,11 @@
 """The generation job: stream tokens from a model rebuilt from a snapshot or checkpoint.
 
-The job feeds the prompt once, then one token per step, carrying the model's recurrent state
-(for a model that returns no state, such as a transformer without a cache, it re-runs the last
-`context` tokens). With a clamp (a recurrent unit or an attention head fixed to a value) every
-step runs through the model's `forward_clamped`, or through `trace(..., clamp=...)` on the
-whole window when the model has no such method.
+Token by token (greedy, sample, top-k, top-p) the job draws each token in torch from the
+logits of the model's last step (`stepper.py`, `decoding.py`) and sends the tokens in batches
+(`token_batches.py`): a token costs what it costs in a plain torch loop of the same model, at
+the 5,000th token as at the first (the text is decoded piece by piece, the stop sequence looked
+for in the newest text only). Beam search (`beam.py`) steps its beams as one batch and sends
+the best beam's tokens when it is done, reporting its progress meanwhile.
 """
 
 from __future__ import annotations
@@ -13,17 +14,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from workbench.core.config.generation import GenerationConfig
 from workbench.core.corpus.text_chunks import Pacer
 from workbench.core.corpus.text_stream import text_stream
-from workbench.core.events import Event, JobFinished, Progress, TokenGenerated
-from workbench.core.generation import decoding
+from workbench.core.events import Event, JobFinished, Progress
+from workbench.core.generation.beam import BeamSearch
+from workbench.core.generation.decoding import Sampler
+from workbench.core.generation.stepper import ModelStepper
+from workbench.core.generation.token_batches import ALTERNATIVES, TokenBatches, batches_of
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
 
 BOS, EOS = 2, 3
-ALTERNATIVES = 5
 BEAM_REPORTS_HZ = 10
 
 
@@ -36,67 +37,6 @@ class GenerationResult:
     stopped_by: str  # "length" | "end token" | "stop sequence" | "beam"
 
 
-class ModelStepper:
-    """Turns a `SequenceModel` (torch) into (state, token) -> (logits numpy, state) steps."""
-
-    def __init__(self, model: Any, clamp: dict | None = None, context: int = 256) -> None:
-        import torch
-
-        self.torch = torch
-        self.model = model
-        self.clamp = clamp
-        limit = getattr(getattr(model, "config", None), "context_length", 0) or context
-        self.context = int(limit)
-
-    def _run(self, ids: list[int], state: Any) -> tuple[np.ndarray, Any]:
-        torch = self.torch
-        tokens = torch.tensor([ids], dtype=torch.long)
-        with torch.no_grad():
-            if self.clamp is None:
-                logits, new_state = self.model(tokens, state)
-            elif hasattr(self.model, "forward_clamped"):
-                logits, new_state = self.model.forward_clamped(tokens, state, self.clamp)
-            else:  # trace keeps no state: replay the window each step
-                trace = self.model.trace(tokens[0], None, clamp=self.clamp)
-                return np.asarray(trace.logits[-1], dtype=np.float64), None
-        return logits[0, -1].double().numpy(), new_state
-
-    def start(self, prompt_ids: list[int]) -> tuple[np.ndarray, Any]:
-        window = prompt_ids[-self.context:]
-        logits, state = self._run(window, None)
-        return _finite(logits), (state, tuple(window))
-
-    def step(self, carried: Any, token: int) -> tuple[np.ndarray, Any]:
-        state, window = carried
-        window = (window + (token,))[-self.context:]
-        if state is None:  # stateless model: re-run the window
-            logits, new_state = self._run(list(window), None)
-        else:
-            logits, new_state = self._run([token], state)
-        return _finite(logits), (new_state, window)
-
-
-def _finite(logits: np.ndarray) -> np.ndarray:
-    """NaN or infinite outputs (damaged weights, a diverged snapshot) cannot be sampled from:
-    say so, instead of a sampler failing deep inside."""
-    if not np.isfinite(logits).all():
-        raise UserFacingError(
-            "The model's outputs are not numbers (NaN or infinity), so it cannot generate: its "
-            "weights are damaged or training had diverged when this snapshot was taken. Open "
-            "another checkpoint (the run's best) or train again with a lower learning rate.")
-    return logits
-
-
-def _stats(index: int, token: int, logits: np.ndarray, temperature: float, tokenizer,
-           text: str) -> TokenGenerated:
-    probs = decoding.softmax(logits, temperature)
-    alternatives = tuple((tokenizer.readable_token(i), p)
-                         for i, p in decoding.top_alternatives(probs, ALTERNATIVES))
-    return TokenGenerated(index=index, token_id=int(token), text=text,
-                          probability=float(probs[token]), entropy=decoding.entropy(probs),
-                          rank=decoding.rank_of(probs, token), alternatives=alternatives)
-
-
 def prompt_ids(tokenizer, prompt: str) -> list[int]:
     """The prompt's ids; <bos> first for a model trained with text boundaries, and <bos>
     alone for an empty prompt."""
@@ -105,20 +45,19 @@ def prompt_ids(tokenizer, prompt: str) -> list[int]:
 
 
 def generation_job(model: Any, tokenizer: Any, prompt: str, config: GenerationConfig,
-                   clamp: dict | None = None, stepper: Any = None) -> JobSpec:
-    """A job streaming `TokenGenerated` events; its result is a `GenerationResult`."""
+                   clamp: dict | None = None) -> JobSpec:
+    """A job streaming `TokensGenerated` events; its result is a `GenerationResult`."""
     problems = config.problems()
     if problems:
         raise UserFacingError("Generation settings: " + " ".join(problems))
 
     def job(control: JobControl) -> Iterator[Event]:
-        steps = stepper or ModelStepper(model, clamp)
+        steps = ModelStepper(model, clamp)
         ids = prompt_ids(tokenizer, prompt)
-        logits, state = steps.start(ids)
         if config.strategy == "beam":
-            result = yield from _beam(steps, logits, state, tokenizer, prompt, config, control)
+            result = yield from _beam(steps, ids, tokenizer, prompt, config, control)
         else:
-            result = yield from _sample(steps, logits, state, tokenizer, prompt, config, control)
+            result = yield from _sample(steps, ids, tokenizer, prompt, config, control)
         yield JobFinished(result=result)
 
     return JobSpec(f"Generate ({config.strategy})", job)
@@ -144,77 +83,81 @@ class StopWatch:
         return self.cut >= 0
 
 
-def _sample(steps, logits, state, tokenizer, prompt, config, control):
-    rng = np.random.default_rng(config.seed)
+def _sample(steps, ids, tokenizer, prompt, config, control):
+    draw = Sampler(config.strategy, config.temperature, config.top_k, config.top_p, config.seed)
+    batches = TokenBatches(tokenizer, config.temperature)
     generated: list[int] = []
     pieces: list[str] = []
     stream, stop = text_stream(tokenizer), StopWatch(config.stop_sequence)
     stopped_by = "length"
+    logits = steps.start(ids)
     for index in range(config.max_tokens):
         control.check()
-        probs = decoding.sampling_distribution(logits, config.strategy, config.temperature,
-                                               config.top_k, config.top_p)
-        token = decoding.greedy(logits) if config.strategy == "greedy" else decoding.draw(
-            probs, rng)
+        token = draw(logits)  # from NaN logits too: the batch's check refuses them
         generated.append(token)
-        if token == EOS:
-            stopped_by = "end token"
-            piece = stream.end()  # bytes of an unfinished character, as decode shows them
-            pieces.append(piece)
-            yield _stats(index, token, logits, config.temperature, tokenizer, piece)
-            break
-        piece = stream.add(token)
-        if index + 1 == config.max_tokens:
+        last = token == EOS or index + 1 == config.max_tokens
+        # an end token or the last token lets out bytes of an unfinished character
+        piece = stream.end() if token == EOS else stream.add(token)
+        if last and token != EOS:
             piece += stream.end()
         pieces.append(piece)
-        yield _stats(index, token, logits, config.temperature, tokenizer, piece)
+        batch = batches.add(token, piece, logits)
+        if batch is not None:
+            yield batch
+        if token == EOS:
+            stopped_by = "end token"
+            break
         if stop.add(piece):
             stopped_by = "stop sequence"
             break
-        if index + 1 < config.max_tokens:  # no model call for a token nobody will draw
-            logits, state = steps.step(state, token)
+        if not last:  # no model call for a token nobody will draw
+            logits = steps.step(token)
+    batch = batches.flush()
+    if batch is not None:
+        yield batch
     text = "".join(pieces)
     if stop.cut >= 0:
         text = text[:stop.cut]
     return GenerationResult(prompt, text, tuple(generated), config, stopped_by)
 
 
-def _beam(steps, logits, state, tokenizer, prompt, config, control):
+def _beam(steps, ids, tokenizer, prompt, config, control):
     # a beam stops when its last tokens show the stop sequence: a few tokens per character
     # of it are enough (a token may add no character of its own: a byte of a longer one)
     tail = 4 * len(config.stop_sequence) + 4
 
-    def should_stop(beam) -> bool:
-        return config.stop_sequence in tokenizer.decode(beam.last_tokens(tail))
+    def should_stop(last_tokens: list[int]) -> bool:
+        return config.stop_sequence in tokenizer.decode(last_tokens)
 
-    search = decoding.beam_search_steps(logits, state, steps.step, config.beam_width,
-                                        config.max_tokens, config.length_penalty, eos_id=EOS,
-                                        should_stop=should_stop if config.stop_sequence else None)
+    search = BeamSearch(steps.start_beams(ids), steps.step_beams, config.beam_width,
+                        config.max_tokens, config.length_penalty, eos_id=EOS,
+                        should_stop=should_stop if config.stop_sequence else None, tail=tail,
+                        alternatives=ALTERNATIVES)
     # the tokens of a beam are only final at the end: meanwhile the console shows how far the
     # search is and the best beam so far, a few times a second
-    pacer = Pacer(BEAM_REPORTS_HZ)
+    pacer, running = Pacer(BEAM_REPORTS_HZ), search.run()
     while True:
         try:
-            leader = next(search)
+            next(running)
         except StopIteration as done:
             best = done.value[0]
             break
         control.check()
         if pacer.due():
-            so_far = tokenizer.decode(leader.last_tokens(60))
-            yield Progress(leader.length, config.max_tokens,
-                           f"Beam search: {leader.length} of {config.max_tokens} tokens; "
+            so_far = tokenizer.decode(search.last_tokens(0, 60))
+            yield Progress(search.leader_length, config.max_tokens,
+                           f"Beam search: {search.leader_length} of {config.max_tokens} tokens; "
                            f"best so far …{so_far[-60:]!r}")
     pieces: list[str] = []
     stream, stop = text_stream(tokenizer), StopWatch(config.stop_sequence)
     tokens = best.tokens
-    for index, (token, step_logits) in enumerate(zip(tokens, best.steps, strict=True)):
+    for index, token in enumerate(tokens):
         piece = stream.end() if token == EOS else stream.add(token)
         if index + 1 == len(tokens) and token != EOS:
             piece += stream.end()
         pieces.append(piece)
         stop.add(piece)
-        yield _stats(index, token, step_logits, 1.0, tokenizer, piece)
+    yield from batches_of(tokens, pieces, search.details(best, ALTERNATIVES), tokenizer)
     text = "".join(pieces)
     if stop.cut >= 0:
         text = text[:stop.cut]

@@ -1,7 +1,9 @@
 """Generation console: prompt the model and watch text stream under a decoding strategy.
 
-Tokens arrive as `TokenGenerated` events from a cancellable query on a snapshot (the session's
-latest, or a checkpoint the user opens). Hover a token for its probability, entropy, rank and
+Tokens arrive in `TokensGenerated` batches (a few dozen times a second) from a cancellable
+query on a snapshot (the session's latest, or a checkpoint the user opens), and each batch is
+appended to the view: nothing shown is drawn again, so the GUI thread's work per token stays
+the same however long the text grows. Hover a token for its probability, entropy, rank and
 the top alternatives; click one to re-sample from there (the text before it becomes the
 prompt, with the next seed). A unit or attention head can be clamped while generating: the
 boxes offer the snapshot's own layers, units and heads, and a clamp on one that does not exist
@@ -16,7 +18,7 @@ import html
 import traceback
 from typing import Any, ClassVar
 
-from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -39,7 +41,7 @@ from workbench.core.config.generation import (
     clamp_problems,
     describe_settings,
 )
-from workbench.core.events import JobFailed, Progress, TokenGenerated
+from workbench.core.events import JobFailed, Progress, TokenGenerated, TokensGenerated
 from workbench.core.jobs import user_message
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, row
@@ -72,7 +74,6 @@ class GeneratePanel(Panel):
         # (prompt, text, settings, clamp, the snapshot's label) of every generation
         self.history: list[tuple[str, str, GenerationConfig, dict | None, str]] = []
         self._generating = False
-        self._dirty = False
         self.source = QLabel()
         open_button = QPushButton("Open checkpoint…")
         open_button.clicked.connect(self.ask_checkpoint)
@@ -107,9 +108,6 @@ class GeneratePanel(Panel):
         self.info.setTextFormat(Qt.TextFormat.RichText)
         self.history_list = QListWidget()
         self.history_list.currentRowChanged.connect(self._show_history)
-        self.timer = QTimer(self)
-        self.timer.setInterval(33)  # redraw the stream at most ~30 times a second
-        self.timer.timeout.connect(self._redraw)
         clamp_row = column(row(self.clamp_on, self.clamp_kind, QLabel("layer"), self.clamp_layer),
                            row(QLabel("unit / head"), self.clamp_index, QLabel("value"),
                                self.clamp_value))
@@ -231,9 +229,7 @@ class GeneratePanel(Panel):
         self._generating = True
         self.generate_button.setEnabled(False)
         self.stop_button.setEnabled(True)
-        self._dirty = True
-        self._redraw()
-        self.timer.start()
+        self.output.start_stream(prompt)
         # queued behind an inspector's probe if one runs (they take a fraction of a second)
         if not self.controller.run_query(spec, on_result=self._on_done, on_error=self._on_stop,
                                          caller=CALLER, on_event=self._on_event):
@@ -256,9 +252,9 @@ class GeneratePanel(Panel):
             self._finish()
 
     def _on_event(self, event: Any) -> None:
-        if self._generating and isinstance(event, TokenGenerated):
-            self.tokens.append(event)
-            self._dirty = True
+        if self._generating and isinstance(event, TokensGenerated):
+            self.tokens.extend(event.tokens)
+            self.output.append_tokens(event.tokens)
         elif self._generating and isinstance(event, Progress):  # a beam search under way
             self.info.setText(html.escape(event.message))  # the label is rich text
 
@@ -281,9 +277,6 @@ class GeneratePanel(Panel):
 
     def _finish(self) -> None:
         self._generating = False
-        self.timer.stop()
-        self._dirty = True
-        self._redraw()
         self.stop_button.setEnabled(False)
         self.info.setText(HINT)  # not the last progress or waiting line
         self._show_source()
@@ -292,11 +285,6 @@ class GeneratePanel(Panel):
 
     def generated_text(self) -> str:
         return "".join(t.text for t in self.tokens)
-
-    def _redraw(self) -> None:
-        if self._dirty:
-            self._dirty = False
-            self.output.show_stream(self.prompt_used, self.tokens)
 
     def show_token(self, index: int) -> None:
         if 0 <= index < len(self.tokens):
