@@ -68,6 +68,7 @@ class BeamSearch:
         self._read_out: list[tuple[torch.Tensor, ...]] = []  # entropy, top ids, top log p, chosen
         self.offsets: list[int] = []  # the first read-out row of each step
         self._rows = 0
+        self._fed: tuple[torch.Tensor, torch.Tensor] = ()  # (parents, tokens) for the model
 
     @property
     def leader_length(self) -> int:
@@ -78,8 +79,7 @@ class BeamSearch:
             self._choose()
             if all(self.finished) or index + 1 == self.max_tokens:
                 break
-            fed = [max(t, 0) for t in self.tokens[-1]]  # a carried beam is fed anything
-            self.logits = self.step_fn(torch.tensor(self.parents[-1]), torch.tensor(fed))
+            self.logits = self.step_fn(*self._fed)
             yield
         return self.hypotheses()
 
@@ -88,17 +88,41 @@ class BeamSearch:
         k = min(self.width, log_p.shape[-1])
         top_log_p, top_ids = torch.topk(log_p, k, dim=-1)
         extended = self.log_probs[:, None] + top_log_p  # log P of each extension (B, k)
-        live = self.finished.count(False)
-        if live == len(self.finished):  # all beams as long: normalising changes no order
-            scores = extended.reshape(-1)
+        if False in self.finished and True in self.finished:
+            self._choose_among_finished(extended, top_ids)
         else:
-            done = torch.tensor(self.finished)
-            grown = self.lengths[self.finished.index(False)] + 1
-            scores = torch.cat([
-                extended.masked_fill(done[:, None], float("-inf")).reshape(-1)
-                / grown ** self.alpha,
-                torch.where(done, self.log_probs / torch.tensor(
-                    [max(n, 1) ** self.alpha for n in self.lengths]), float("-inf"))])
+            self._extend_all(extended, top_ids)
+        if self.should_stop is not None:
+            for slot, token in enumerate(self.tokens[-1]):
+                if token != CARRIED and not self.finished[slot]:
+                    self.finished[slot] = self.should_stop(self.last_tokens(slot, self.tail))
+        self._keep_read_out(log_p, top_log_p)
+
+    def _extend_all(self, extended: torch.Tensor, top_ids: torch.Tensor) -> None:
+        """Every beam is live and as long as the others: normalising by length changes no
+        order, and the best `width` extensions are found with tensor operations alone."""
+        k = extended.shape[-1]
+        scores, chosen = torch.topk(extended.reshape(-1), min(self.width, extended.numel()))
+        parents = torch.div(chosen, k, rounding_mode="floor")
+        tokens = top_ids.reshape(-1)[chosen]
+        parent_list, token_list, column_list = torch.stack(
+            [parents, tokens, chosen - parents * k]).tolist()
+        self._record(parent_list, token_list, column_list)
+        self.log_probs, self.lengths = scores, [self.lengths[0] + 1] * len(token_list)
+        self.finished = [token == self.eos_id for token in token_list]
+        self._fed = (parents, tokens)
+
+    def _choose_among_finished(self, extended: torch.Tensor, top_ids: torch.Tensor) -> None:
+        """Live beams' extensions, normalised by their common length, and finished beams, each
+        by its own length, compete for the `width` places."""
+        k = extended.shape[-1]
+        live = self.finished.count(False)
+        done = torch.tensor(self.finished)
+        grown = self.lengths[self.finished.index(False)] + 1
+        scores = torch.cat([
+            extended.masked_fill(done[:, None], float("-inf")).reshape(-1) / grown ** self.alpha,
+            torch.where(done, self.log_probs / torch.tensor(
+                [max(n, 1) ** self.alpha for n in self.lengths]), float("-inf"))])
         count = min(self.width, live * k + len(self.finished) - live)
         chosen = torch.topk(scores, count).indices
         raw = torch.cat([extended.reshape(-1), self.log_probs])[chosen]
@@ -113,13 +137,13 @@ class BeamSearch:
             parent, column = divmod(flat, k)
             parents.append(parent), tokens.append(ids[flat]), columns.append(column)
             lengths.append(self.lengths[parent] + 1), finished.append(ids[flat] == self.eos_id)
-        self.parents.append(parents), self.tokens.append(tokens), self.columns.append(columns)
+        self._record(parents, tokens, columns)
         self.log_probs, self.lengths, self.finished = raw, lengths, finished
-        if self.should_stop is not None:
-            for slot, token in enumerate(tokens):
-                if token != CARRIED and not finished[slot]:
-                    finished[slot] = self.should_stop(self.last_tokens(slot, self.tail))
-        self._keep_read_out(log_p, top_log_p)
+        # a carried beam is fed anything: its next logits are not used
+        self._fed = (torch.tensor(parents), torch.tensor([max(t, 0) for t in tokens]))
+
+    def _record(self, parents: list[int], tokens: list[int], columns: list[int]) -> None:
+        self.parents.append(parents), self.tokens.append(tokens), self.columns.append(columns)
 
     def _keep_read_out(self, log_p: torch.Tensor, top_log_p: torch.Tensor) -> None:
         self.offsets.append(self._rows)
