@@ -43,6 +43,10 @@ def rss_mb() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=60.0)
+    parser.add_argument("--gui-first", action="store_true",
+                        help="run the GUI thread under a real-time policy (Linux, root), so "
+                             "other processes on a shared machine cannot queue it for a core; "
+                             "the job threads stay under the normal policy")
     args = parser.parse_args()
     runs = tempfile.mkdtemp(prefix="soak-runs-")
     os.environ["WORKBENCH_RUNS_DIR"] = runs
@@ -90,7 +94,9 @@ def main() -> None:
         checkpoint_every=500, device="cpu"))
 
     ticks, rss, restarts = [time.perf_counter()], [], [0]
-    watch = StallWatch()
+    if args.gui_first:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))  # 0: this (GUI) thread
+    watch = StallWatch(keep_others_normal=args.gui_first)
 
     def tick() -> None:
         ticks.append(time.perf_counter())
@@ -129,6 +135,7 @@ def main() -> None:
     warm = [mb for t, mb in rss if t >= warm_until - start]
     base, last = (warm[0], warm[-1]) if warm else (rss[0][1], rss[-1][1])
     probes = controller.backend.inspection
+    print(f"GUI thread first (real-time policy): {args.gui_first}")
     print(f"minutes {args.minutes:g}; failures {failures or 'none'}; runs restarted "
           f"{restarts[0]}; load after: {os.getloadavg()}")
     print(f"RSS after warm-up {base:.0f} MB, at the end {last:.0f} MB, growth "

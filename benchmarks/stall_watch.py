@@ -18,6 +18,7 @@ own work.
 from __future__ import annotations
 
 import collections
+import os
 import sys
 import threading
 import time
@@ -27,9 +28,14 @@ OUR_CODE = ("workbench/", "pyqtgraph/")
 
 
 class StallWatch:
-    def __init__(self, threshold_s: float = 0.05, every_s: float = 0.005):
-        """Make it on the GUI thread: that is the thread it watches."""
+    def __init__(self, threshold_s: float = 0.05, every_s: float = 0.005,
+                 keep_others_normal: bool = False):
+        """Make it on the GUI thread: that is the thread it watches. `keep_others_normal`:
+        the GUI thread runs under a real-time policy (see `bench_soak --gui-first`), and every
+        other thread of the process, which inherits that policy when it is made, is put back
+        under the normal one within 20 ms of appearing."""
         self.gui = threading.get_ident()
+        self.keep_others_normal = keep_others_normal
         self.schedstat = f"/proc/self/task/{threading.get_native_id()}/schedstat"
         self.threshold_s, self.every_s = threshold_s, every_s
         self.last_tick = time.perf_counter()
@@ -53,7 +59,11 @@ class StallWatch:
         places: collections.Counter | None = None
         began, sched = 0.0, None
         before = self._sched()
+        polls = 0
         while not self._stop.wait(self.every_s):
+            polls += 1
+            if self.keep_others_normal and polls % 4 == 0:
+                self._normal_policy_for_others()
             last = self.last_tick
             late = time.perf_counter() - last
             now = self._sched()
@@ -67,6 +77,18 @@ class StallWatch:
                 self.stalls.append((self.last_tick - began, places, self._split(sched, now)))
                 places = None
             before = now
+
+    def _normal_policy_for_others(self) -> None:
+        gui_tid = int(self.schedstat.split("/")[4])
+        for name in os.listdir("/proc/self/task"):
+            tid = int(name)
+            if tid in (gui_tid, threading.get_native_id()):
+                continue
+            try:
+                if os.sched_getscheduler(tid) != os.SCHED_OTHER:
+                    os.sched_setscheduler(tid, os.SCHED_OTHER, os.sched_param(0))
+            except OSError:  # the thread ended meanwhile
+                pass
 
     def _sched(self) -> tuple[float, float, float] | None:
         """(wall, ran, waited for a core) of the GUI thread, in seconds, or None."""
