@@ -1,0 +1,146 @@
+"""GPU (issue 18, item 6): the trainer with bf16 autocast against a plain loop of the same model,
+and a transformer sized like nanoGPT's shakespeare_char GPU run trained to its 5,000 steps.
+
+    .venv/bin/python -m benchmarks.bench_gpu [--parts throughput,quality] [--steps 300]
+        [--repeats 3]
+
+Without a CUDA GPU it says so and exits (CI and the 2-core development machine have none).
+
+**Throughput** (`throughput`): the model of benchmarks/recipes/char-transformer-gpu.toml (6
+layers, 6 heads, 384 wide, context 256, dropout 0.2; batch 64 x 256). The headless trainer runs
+the recipe as the window would (bf16 autocast, validations and checkpoints as configured, token
+counts from its logged steps after the 20th, wall time), and a plain loop trains the same model
+(`build_model`) with the same optimizer settings under the same autocast on random ids,
+synchronising the GPU before each clock read. Repeats alternate; ratio = trainer / plain tokens
+per second, median of the repeats (goal ≥ 0.9).
+
+**Quality** (`quality`): the recipe trained to its 5,000 steps: the best and last validation
+loss (nats/char) and the wall time, beside nanoGPT's published 1.4697 (its README, on its own
+split of tinyshakespeare).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+RECIPE = Path(__file__).parent / "recipes" / "char-transformer-gpu.toml"
+NANOGPT_VAL_LOSS = 1.4697
+
+
+def recipe(steps: int | None = None):
+    from workbench.core.training.recipe import load_recipe
+
+    loaded = load_recipe(RECIPE)
+    if steps is not None:  # a throughput run: no validation or checkpoint inside it
+        loaded.training = dataclasses.replace(loaded.training, max_steps=steps,
+                                              eval_every=steps, checkpoint_every=steps,
+                                              sample_every=0)
+    return loaded
+
+
+def train(loaded, on_eval=None) -> tuple[float, float]:
+    """Tokens per second of the headless trainer after its 20th step, and its wall time."""
+    from workbench.core.events import EvalLogged, StepLogged
+    from workbench.core.jobs import JobControl
+    from workbench.core.training.recipe_run import recipe_train_steps
+
+    first = last = None
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="bench-gpu-") as folder:
+        for event in recipe_train_steps(loaded, JobControl(), Path(folder), gui=False):
+            if isinstance(event, StepLogged) and event.step > 20:
+                last = (event.tokens_seen, time.perf_counter())  # a logged loss has synced
+                first = first or last
+            elif isinstance(event, EvalLogged) and on_eval is not None:
+                on_eval(event)
+    return (last[0] - first[0]) / (last[1] - first[1]), time.perf_counter() - start
+
+
+def plain_tokens_per_s(loaded, vocab: int, steps: int) -> float:
+    from workbench.core.models import build_model
+
+    device = torch.device("cuda")
+    torch.manual_seed(0)
+    model = build_model(dataclasses.replace(loaded.model, vocab_size=vocab)).to(device).train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=loaded.training.lr,
+                                  weight_decay=loaded.training.weight_decay)
+    batch, seq = loaded.training.batch_size, loaded.training.seq_len
+
+    def step() -> None:
+        data = torch.randint(0, vocab, (batch, seq + 1), device=device)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            logits, _ = model(data[:, :-1], None)
+            loss = F.cross_entropy(logits.reshape(-1, vocab).float(), data[:, 1:].reshape(-1))
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), loaded.training.grad_clip)
+        optimizer.step()
+
+    for _ in range(20):
+        step()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    torch.cuda.synchronize()
+    return steps * batch * seq / (time.perf_counter() - start)
+
+
+def vocab_size() -> int:
+    from workbench.core.corpus.loading import load_corpus
+
+    return len(set(load_corpus(recipe().corpus_location()).text))
+
+
+def throughput(steps: int, repeats: int) -> None:
+    vocab = vocab_size()
+    ratios = []
+    for repeat in range(repeats):
+        pair = [None, None]
+        for side in ((0, 1) if repeat % 2 == 0 else (1, 0)):  # alternate who goes first
+            pair[side] = (train(recipe(steps))[0] if side == 0
+                          else plain_tokens_per_s(recipe(), vocab, steps))
+        ratios.append(pair[0] / pair[1])
+        print(f"repeat {repeat + 1}: trainer {pair[0]:,.0f} tok/s, plain loop "
+              f"{pair[1]:,.0f} tok/s, ratio {ratios[-1]:.3f}", flush=True)
+    print(f"bf16 autocast, trainer ÷ plain loop: median {statistics.median(ratios):.3f} "
+          "(goal ≥ 0.9)")
+
+
+def quality() -> None:
+    losses = []
+    _, seconds = train(recipe(), on_eval=lambda e: (losses.append(e.val_loss), print(
+        f"step {e.step}: validation {e.val_loss:.4f}", flush=True)))
+    print(f"5,000 steps in {seconds / 60:.1f} min: validation best {min(losses):.4f}, last "
+          f"{losses[-1]:.4f} nats/char (nanoGPT's published {NANOGPT_VAL_LOSS})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--parts", default="throughput,quality")
+    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        print("No CUDA GPU here: the GPU benchmark needs one (torch "
+              f"{torch.__version__}, built {'with' if torch.version.cuda else 'without'} "
+              "CUDA). Skipped.")
+        return
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    parts = args.parts.split(",")
+    if "throughput" in parts:
+        throughput(args.steps, args.repeats)
+    if "quality" in parts:
+        quality()
+
+
+if __name__ == "__main__":
+    main()
