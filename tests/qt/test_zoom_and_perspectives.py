@@ -202,7 +202,14 @@ def test_a_curve_drawn_later_is_scaled_by_rescanning_only_its_plot(qtbot, window
     """The rescan after a scene change visits the plots that changed, not every plot of the
     window (which, redone on every curve update while training, stalled the window)."""
     window.layout_manager.presentation.setChecked(True)
-    qtbot.wait(300)
+    zoom = window.zoom
+
+    def quiet() -> bool:  # the relayout after the zoom has stopped changing plots
+        return not zoom._rescan.isActive() and not len(zoom._dirty)
+
+    for _ in range(2):
+        qtbot.waitUntil(quiet, timeout=10_000)
+        qtbot.wait(250)
     curves = window.panels["training"].curves
     scanned = []
     measure = window.zoom._min_height
