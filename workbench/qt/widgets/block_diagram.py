@@ -8,8 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPolygonF,
+)
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from workbench.core.config.summary import LayerRow, ModelSummary
@@ -111,20 +119,43 @@ class BlockDiagram(QWidget):
         self.updateGeometry()
         self.update()
 
-    def _columns(self) -> int:
-        usable = max(1, self.width() - 2 * _MARGIN + _GAP)
-        return max(1, usable // (_BOX_W + _GAP))
+    def fonts(self) -> tuple[QFont, QFont]:
+        """The boxes' title (bold) and shape (smaller) fonts, from the widget's (zoomed)."""
+        small = QFont(self.font())
+        small.setPointSizeF(max(7.0, small.pointSizeF() - 1.5))
+        bold = QFont(self.font())
+        bold.setBold(True)
+        return bold, small
+
+    def box_size(self) -> tuple[float, float]:
+        """A box as large as its widest title or shape needs, never below the drawn size: in
+        presentation mode fixed 112 × 46 px boxes cut "Embedding E" to "mbedding"."""
+        bold, small = (QFontMetricsF(font) for font in self.fonts())
+        widest = max((max(bold.horizontalAdvance(box.title), small.horizontalAdvance(box.detail))
+                      for box in self.boxes), default=0.0)
+        return (max(_BOX_W, widest + 12), max(_BOX_H, bold.height() + small.height() + 12))
+
+    def _columns(self, width: int | None = None) -> int:
+        box_w = self.box_size()[0]
+        usable = max(1, (self.width() if width is None else width) - 2 * _MARGIN + _GAP)
+        return max(1, int(usable // (box_w + _GAP)))
 
     def sizeHint(self) -> QSize:
-        return QSize(len(self.boxes) * (_BOX_W + _GAP) + 2 * _MARGIN, self.heightForWidth(600))
+        return QSize(int(len(self.boxes) * (self.box_size()[0] + _GAP)) + 2 * _MARGIN,
+                     self.heightForWidth(600))
 
     def hasHeightForWidth(self) -> bool:
         return True
 
     def heightForWidth(self, width: int) -> int:
-        columns = max(1, (width - 2 * _MARGIN + _GAP) // (_BOX_W + _GAP))
-        lines = max(1, -(-len(self.boxes) // columns))
-        return lines * _BOX_H + (lines - 1) * 24 + 2 * _MARGIN
+        lines = max(1, -(-len(self.boxes) // self._columns(width)))
+        return int(lines * self.box_size()[1] + (lines - 1) * 24 + 2 * _MARGIN)
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # zoomed: larger boxes, maybe more lines
+            self.setFixedHeight(self.heightForWidth(self.width()))
+            self.updateGeometry()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.setFixedHeight(self.heightForWidth(self.width()))
@@ -138,15 +169,13 @@ class BlockDiagram(QWidget):
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.message)
             return
         columns = self._columns()
-        small = QFont(self.font())
-        small.setPointSizeF(max(7.0, small.pointSizeF() - 1.5))
-        bold = QFont(self.font())
-        bold.setBold(True)
+        bold, small = self.fonts()
+        box_w, box_h = self.box_size()
         previous: QRectF | None = None
         for index, box in enumerate(self.boxes):
             line, col = divmod(index, columns)
-            rect = QRectF(_MARGIN + col * (_BOX_W + _GAP), _MARGIN + line * (_BOX_H + 24),
-                          _BOX_W, _BOX_H)
+            rect = QRectF(_MARGIN + col * (box_w + _GAP), _MARGIN + line * (box_h + 24),
+                          box_w, box_h)
             path = QPainterPath()
             path.addRoundedRect(rect, 6, 6)
             painter.setPen(QPen(QColor("#555555"), 1.2))
@@ -155,10 +184,10 @@ class BlockDiagram(QWidget):
             painter.drawPath(path)
             painter.setPen(QColor("#111111"))
             painter.setFont(bold)
-            painter.drawText(rect.adjusted(3, 3, -3, -_BOX_H / 2),
+            painter.drawText(rect.adjusted(3, 3, -3, -box_h / 2),
                              Qt.AlignmentFlag.AlignCenter, box.title)
             painter.setFont(small)
-            painter.drawText(rect.adjusted(3, _BOX_H / 2, -3, -3),
+            painter.drawText(rect.adjusted(3, box_h / 2, -3, -3),
                              Qt.AlignmentFlag.AlignCenter, box.detail)
             if previous is not None:
                 self._arrow(painter, previous, rect)
