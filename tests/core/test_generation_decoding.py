@@ -115,7 +115,12 @@ def test_length_penalty_lets_longer_beams_win():
     first = torch.log(torch.tensor([[0.45, 0.05, 0.5]]))
     step = Tree({}, default=(0.8, 0.1, 0.1))
     short = beam_search(first, step, width=3, max_tokens=4, length_penalty=0.0, eos_id=2)
-    step = Tree({}, default=(0.8, 0.1, 0.1))
-    long = beam_search(first, step, width=3, max_tokens=4, length_penalty=2.0, eos_id=2)
+    search = BeamSearch(first, Tree({}, default=(0.8, 0.1, 0.1)), width=3, max_tokens=4,
+                        length_penalty=2.0, eos_id=2)
+    long = run_to_end(search.run())
     assert short[0].tokens == [2]
-    assert len(long[0].tokens) > 1
+    assert long[0].tokens == [0, 0, 0, 0]
+    # the read-out follows the beam past the steps where a finished beam was carried along
+    found = search.details(long[0])
+    assert found.probability == pytest.approx([0.45, 0.8, 0.8, 0.8])
+    assert found.rank == [1, 0, 0, 0]

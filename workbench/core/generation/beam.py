@@ -58,16 +58,16 @@ class BeamSearch:
         self.eos_id, self.should_stop, self.tail = eos_id, should_stop, tail
         self.log_probs = torch.zeros(1)
         self.lengths, self.finished = [0], [False]
-        # per step: which beam each beam extends, its token, and where in the parent's top
-        # `width` that token was
+        # per step: which beam of the step before each beam extends, and by which token
         self.parents: list[list[int]] = []
         self.tokens: list[list[int]] = []
-        self.columns: list[list[int]] = []
+        # the read-out keeps a distribution's top entries: all that can beat a chosen token
         self.top = max(width, alternatives)
-        self._block: list[tuple[torch.Tensor, torch.Tensor]] = []  # (log p, top-width log p)
+        self._block: list[tuple[torch.Tensor, torch.Tensor]] = []  # (log p, chosen log p)
         self._read_out: list[tuple[torch.Tensor, ...]] = []  # entropy, top ids, top log p, chosen
-        self.offsets: list[int] = []  # the first read-out row of each step
-        self._rows = 0
+        # where each step's rows start: its beams' distributions, and what the new beams took
+        self.offsets: list[tuple[int, int]] = []
+        self._rows = (0, 0)
         self._fed: tuple[torch.Tensor, torch.Tensor] = ()  # (parents, tokens) for the model
 
     @property
@@ -85,37 +85,36 @@ class BeamSearch:
 
     def _choose(self) -> None:
         log_p = torch.log_softmax(self.logits.float(), -1)  # (B, V): a row per beam
-        k = min(self.width, log_p.shape[-1])
-        top_log_p, top_ids = torch.topk(log_p, k, dim=-1)
-        extended = self.log_probs[:, None] + top_log_p  # log P of each extension (B, k)
+        extended = log_p + self.log_probs.unsqueeze(1)  # log P of every extension
         if False in self.finished and True in self.finished:
-            self._choose_among_finished(extended, top_ids)
+            chosen = self._choose_among_finished(extended)
         else:
-            self._extend_all(extended, top_ids)
+            chosen = self._extend_all(extended)
         if self.should_stop is not None:
             for slot, token in enumerate(self.tokens[-1]):
                 if token != CARRIED and not self.finished[slot]:
                     self.finished[slot] = self.should_stop(self.last_tokens(slot, self.tail))
-        self._keep_read_out(log_p, top_log_p)
+        self._keep_read_out(log_p, torch.take(log_p, chosen))
 
-    def _extend_all(self, extended: torch.Tensor, top_ids: torch.Tensor) -> None:
+    def _extend_all(self, extended: torch.Tensor) -> torch.Tensor:
         """Every beam is live and as long as the others: normalising by length changes no
-        order, and the best `width` extensions are found with tensor operations alone."""
-        k = extended.shape[-1]
+        order, and the best `width` extensions are found with tensor operations alone, as
+        in a plain torch beam search. Returns them as indices into `extended`."""
+        vocab = extended.shape[-1]
         scores, chosen = torch.topk(extended.reshape(-1), min(self.width, extended.numel()))
-        parents = torch.div(chosen, k, rounding_mode="floor")
-        tokens = top_ids.reshape(-1)[chosen]
-        parent_list, token_list, column_list = torch.stack(
-            [parents, tokens, chosen - parents * k]).tolist()
-        self._record(parent_list, token_list, column_list)
+        parents = torch.div(chosen, vocab, rounding_mode="floor")
+        tokens = chosen - parents * vocab
+        token_list = tokens.tolist()
+        self.parents.append(parents.tolist()), self.tokens.append(token_list)
         self.log_probs, self.lengths = scores, [self.lengths[0] + 1] * len(token_list)
         self.finished = [token == self.eos_id for token in token_list]
         self._fed = (parents, tokens)
+        return chosen
 
-    def _choose_among_finished(self, extended: torch.Tensor, top_ids: torch.Tensor) -> None:
+    def _choose_among_finished(self, extended: torch.Tensor) -> torch.Tensor:
         """Live beams' extensions, normalised by their common length, and finished beams, each
         by its own length, compete for the `width` places."""
-        k = extended.shape[-1]
+        size, vocab = extended.numel(), extended.shape[-1]
         live = self.finished.count(False)
         done = torch.tensor(self.finished)
         grown = self.lengths[self.finished.index(False)] + 1
@@ -123,32 +122,29 @@ class BeamSearch:
             extended.masked_fill(done[:, None], float("-inf")).reshape(-1) / grown ** self.alpha,
             torch.where(done, self.log_probs / torch.tensor(
                 [max(n, 1) ** self.alpha for n in self.lengths]), float("-inf"))])
-        count = min(self.width, live * k + len(self.finished) - live)
+        count = min(self.width, live * vocab + len(self.finished) - live)
         chosen = torch.topk(scores, count).indices
         raw = torch.cat([extended.reshape(-1), self.log_probs])[chosen]
-        ids = top_ids.reshape(-1).tolist()
-        parents, tokens, columns, lengths, finished = [], [], [], [], []
-        for flat in chosen.tolist():
-            if flat >= len(ids):  # a finished beam carried on
-                parent = flat - len(ids)
-                parents.append(parent), tokens.append(CARRIED), columns.append(0)
+        parents, tokens, lengths, finished, flat = [], [], [], [], chosen.tolist()
+        for index in flat:
+            if index >= size:  # a finished beam carried on
+                parent = index - size
+                parents.append(parent), tokens.append(CARRIED)
                 lengths.append(self.lengths[parent]), finished.append(True)
                 continue
-            parent, column = divmod(flat, k)
-            parents.append(parent), tokens.append(ids[flat]), columns.append(column)
-            lengths.append(self.lengths[parent] + 1), finished.append(ids[flat] == self.eos_id)
-        self._record(parents, tokens, columns)
+            parent, token = divmod(index, vocab)
+            parents.append(parent), tokens.append(token)
+            lengths.append(self.lengths[parent] + 1), finished.append(token == self.eos_id)
+        self.parents.append(parents), self.tokens.append(tokens)
         self.log_probs, self.lengths, self.finished = raw, lengths, finished
         # a carried beam is fed anything: its next logits are not used
         self._fed = (torch.tensor(parents), torch.tensor([max(t, 0) for t in tokens]))
+        return torch.tensor([index if index < size else 0 for index in flat])
 
-    def _record(self, parents: list[int], tokens: list[int], columns: list[int]) -> None:
-        self.parents.append(parents), self.tokens.append(tokens), self.columns.append(columns)
-
-    def _keep_read_out(self, log_p: torch.Tensor, top_log_p: torch.Tensor) -> None:
+    def _keep_read_out(self, log_p: torch.Tensor, chosen_log_p: torch.Tensor) -> None:
         self.offsets.append(self._rows)
-        self._rows += log_p.shape[0]
-        self._block.append((log_p, top_log_p))
+        self._rows = (self._rows[0] + log_p.shape[0], self._rows[1] + chosen_log_p.shape[0])
+        self._block.append((log_p, chosen_log_p))
         if len(self._block) >= DETAIL_BLOCK:
             self._summarise_block()
 
@@ -158,7 +154,7 @@ class BeamSearch:
             return
         log_p = torch.cat([lp for lp, _ in self._block])
         refuse_if_not_finite(log_p)  # NaN logits would have ranked beams as nonsense
-        chosen = torch.cat([top for _, top in self._block])  # (rows, k)
+        chosen = torch.cat([lp for _, lp in self._block])  # a value per beam of each step
         top_log_p, top_ids = torch.topk(log_p, min(self.top, log_p.shape[-1]), dim=-1)
         entropy = torch.special.entr(log_p.exp()).sum(-1)
         self._read_out.append((entropy, top_ids, top_log_p, chosen))
@@ -188,17 +184,17 @@ class BeamSearch:
         self._summarise_block()
         entropy, top_ids, top_log_p, chosen = (torch.cat(parts) for parts in
                                                zip(*self._read_out, strict=True))
-        rows, columns, slot = [], [], hypothesis.slot
+        rows, picks, slot = [], [], hypothesis.slot
         for step in range(len(self.tokens) - 1, -1, -1):
             parent = self.parents[step][slot]
             if self.tokens[step][slot] != CARRIED:
-                rows.append(self.offsets[step] + parent)
-                columns.append(self.columns[step][slot])
+                rows.append(self.offsets[step][0] + parent)  # the parent's distribution
+                picks.append(self.offsets[step][1] + slot)  # what this beam took from it
             slot = parent
-        rows, columns = torch.tensor(rows[::-1], dtype=torch.long), torch.tensor(columns[::-1])
-        picked = chosen[rows, columns]
-        top_log_p = top_log_p[rows]
-        rank = (top_log_p > picked[:, None]).sum(-1)  # the top list holds all that beat it
+        rows, picks = torch.tensor(rows[::-1]), torch.tensor(picks[::-1])
+        picked, top_log_p = chosen[picks], top_log_p[rows]
+        # fewer than `width` tokens beat a chosen one: the top list holds them all
+        rank = (top_log_p > picked[:, None]).sum(-1)
         return Details(picked.exp().tolist(), entropy[rows].tolist(), rank.tolist(),
                        top_ids[rows, :alternatives].tolist(),
                        top_log_p[:, :alternatives].exp().tolist())

@@ -94,11 +94,11 @@ class ModelStepper:
 
     def step_beams(self, parents: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
         """Beam b extends beam `parents[b]` of the last step by `tokens[b]`: logits (B, V)."""
+        column = tokens.unsqueeze(1)
         if self.stateful:
-            state = select_rows(self.state, parents)
-            logits, self.state = self._run(tokens[:, None], state)
-            return logits[:, -1]
-        windows = torch.cat([self.windows.index_select(0, parents), tokens[:, None]], dim=1)
+            logits, self.state = self._run(column, select_rows(self.state, parents))
+            return logits.select(1, -1)
+        windows = torch.cat([self.windows.index_select(0, parents), column], dim=1)
         self.windows = windows[:, -self.context:]
         logits, _ = self._run(self.windows, None)
-        return logits[:, -1]
+        return logits.select(1, -1)
