@@ -22,8 +22,11 @@ half, three quarters and all of `--minutes`; afterwards every model is scored on
 (text neither saw) by one scorer: fresh 64-character blocks, nats per character
 (benchmarks/heldout.py). For the workbench's models the table also gives the app's own
 validation figure (the trainer's validation windows and routine) and the same fresh-block
-scorer on the validation split, to check that validation tells the truth about held-out text
-(issue 18, item 2). Load averages are printed as the runs go: the machine is shared.
+scorer on the validation split and the app's routine on the test split, to check that
+validation tells the truth about held-out text (issue 18, item 2): the app's routine carries a
+recurrent model's state through 10 consecutive windows, where the scorer starts every block
+afresh, so for a recurrent model the like-for-like pair is the app's routine on both splits.
+Load averages are printed as the runs go: the machine is shared.
 """
 
 from __future__ import annotations
@@ -135,10 +138,14 @@ def score_side(folder: Path, nanogpt: Path | None, corpus, blocks, marks: list[f
             model = heldout.workbench_model(saved)
             training = load_recipe(folder / "run" / "recipe.toml").training
             seq = min(training.seq_len, getattr(model.config, "context_length", training.seq_len))
-            windows = validation_windows(val, training.batch_size, seq, training.eval_batches)
             logits_of = heldout.logits_function(model, False)
-            row |= {"heldout": heldout.score(logits_of, *blocks),
-                    "app_val": evaluate(model, windows, torch.device("cpu"), False),
+
+            def app_routine(ids, training=training, seq=seq, model=model):
+                windows = validation_windows(ids, training.batch_size, seq, training.eval_batches)
+                return evaluate(model, windows, torch.device("cpu"), False)
+
+            row |= {"heldout": heldout.score(logits_of, *blocks), "app_val": app_routine(val),
+                    "app_test": app_routine(np.asarray(corpus.test)),
                     "val_fresh": heldout.score(logits_of, *val_blocks)}
         rows.append(row)
     return rows
@@ -166,12 +173,14 @@ def report(sides: tuple[str, str], marks: list[float], results: list[list[list[d
     for side, name in enumerate(names):
         if "app_val" not in results[0][side][0]:
             continue
-        print(f"  {name}: app validation / fresh blocks on the validation split / held-out:")
+        print(f"  {name}: app validation / fresh blocks on the validation split / held-out "
+              "(fresh blocks on the test split) / the app's routine on the test split:")
         for k, mark in enumerate(marks):
             gaps = [r[side][k]["app_val"] - r[side][k]["heldout"] for r in results]
             print(f"    {mark / 60:4.1f} min  {cell(side, k, 'app_val')} / "
-                  f"{cell(side, k, 'val_fresh')} / {cell(side, k, 'heldout')}; app validation - "
-                  f"held-out {statistics.mean(gaps):+.3f}", flush=True)
+                  f"{cell(side, k, 'val_fresh')} / {cell(side, k, 'heldout')} / "
+                  f"{cell(side, k, 'app_test')}; app validation - held-out "
+                  f"{statistics.mean(gaps):+.3f}", flush=True)
 
 
 def main() -> None:
