@@ -196,6 +196,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--nanogpt-iters", type=int, default=2000,
                         help="nanoGPT's max_iters = lr_decay_iters (2000: its CPU recipe)")
+    parser.add_argument("--swap-cores", action="store_true",
+                        help="start with the preset on the second core (to add a repeat)")
     parser.add_argument("--steps", type=int, default=0,
                         help="the workbench recipes' max_steps (0: as written)")
     args = parser.parse_args()
@@ -231,7 +233,8 @@ def main() -> None:
                   flush=True)
             results = []
             for r in range(args.repeats):
-                pair = (cores[r % 2], cores[(r + 1) % 2])
+                first = (r + args.swap_cores) % 2
+                pair = (cores[first], cores[1 - first])
                 folder = scratch / side_name(preset) / f"repeat-{r}"
                 print(f" repeat {r + 1}: {side_name(sides[0])} on core {pair[0]}, "
                       f"{side_name(sides[1])} on core {pair[1]}, load {load()}", flush=True)
