@@ -21,6 +21,7 @@ from workbench.core.config.encoder_tasks import (
 from workbench.core.config.models import LstmConfig, TransformerEncoderConfig
 from workbench.core.config.training import TrainingConfig
 from workbench.core.events import JobFailed, JobFinished
+from workbench.core.tasks.text_data import load_pretrained
 from workbench.qt.widgets import probe_bar
 
 WAIT_MS = 600_000  # a loaded 2-core machine
@@ -91,7 +92,7 @@ def window(qtbot, settings, tmp_path, monkeypatch):
     yield window
 
 
-def train(qtbot, window, task, model, training) -> None:
+def train(qtbot, window, task, model, training) -> str:
     """Choose the task and model as a user does, press Train, wait for the end."""
     window.panels["architecture"].task_picker.set_config(task)
     window.controller.set_model_config(model)
@@ -104,6 +105,7 @@ def train(qtbot, window, task, model, training) -> None:
     qtbot.waitUntil(lambda: bool(ended) and not window.controller.jobs.busy
                     and not window.controller.queries.busy, timeout=WAIT_MS)
     assert not isinstance(ended[-1], JobFailed), ended[-1].message
+    return ended[-1].result  # the run folder
 
 
 def ask(qtbot, panel, text: str) -> None:
@@ -185,3 +187,44 @@ def test_masked_lm_fills_blanks_in_the_window(qtbot, window, tmp_path):
     vocabulary = set(verses().split())
     assert tokens[0] in vocabulary, tokens  # a word of the text, not [MASK] or padding
     assert f"'{tokens[0]}'" in fill.summary.text()
+
+
+@pytest.mark.slow
+def test_fine_tune_a_masked_lm_encoder_in_the_window(qtbot, window, tmp_path):
+    """Seed 003's feature-based way from the window: pretrain by masked-LM, then classify with
+    that run as the pretrained encoder, frozen. The window says where the encoder came from,
+    the classifier keeps the pretrained encoder's weights and vocabulary, and it trains."""
+    review_rows = reviews().splitlines()[1:]
+    text = tmp_path / "text.txt"
+    text.write_text(verses() + "\n".join(r.split("\t")[0] for r in review_rows) + "\n",
+                    encoding="utf-8")
+    encoder = TransformerEncoderConfig(d_model=32, num_heads=2, num_layers=1, d_ff=64,
+                                       context_length=16, dropout=0.0, cls_token=True)
+    pretrain = MaskedLmTaskConfig(dataset="file", path=str(text), min_words=3, val_fraction=0.1)
+    run = train(qtbot, window, pretrain, encoder, small_training(60, 3e-3))
+
+    notices = []
+    window.controller.notice.connect(notices.append)
+    data = tmp_path / "reviews.tsv"
+    data.write_text(reviews(), encoding="utf-8")
+    task = ClassifyTaskConfig(dataset="file", path=str(data), val_fraction=0.25,
+                              test_fraction=0.0, pooling="cls", pretrained=run,
+                              encoder_state="frozen")
+    other = LstmConfig(embedding_size=8, hidden_size=8)  # ignored: the run brings its encoder
+    train(qtbot, window, task, other, small_training(60, 1e-2))
+
+    assert any(n.startswith(f"The encoder starts from {run}") and n.endswith("frozen.")
+               for n in notices), notices
+    snapshot = window.controller.snapshot
+    assert snapshot.arch == "sequence_classifier" and snapshot.step == 60
+    assert snapshot.model_config["encoder"]["arch"] == "transformer_encoder"
+    pretrained = load_pretrained(run)
+    own = {k: v for k, v in snapshot.tokenizer.items() if k not in ("labels",
+                                                                      "pretrained_encoder")}
+    assert own == pretrained.vocabulary  # the pretrained run's tokenizer, not a new one
+    for name, value in pretrained.weights.items():  # frozen: not one weight moved
+        np.testing.assert_array_equal(snapshot.weights[f"encoder.{name}"], value.numpy(),
+                                      err_msg=name)
+    _, scores = window.panels["confusion"].shown()
+    assert window.panels["confusion"].heatmap.image_values().sum() == 12
+    assert list(scores.names) == ["neg", "pos"]
