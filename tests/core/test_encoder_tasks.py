@@ -30,6 +30,8 @@ from workbench.core.training.trainer import TrainRequest
 GRU = GruConfig(embedding_size=8, hidden_size=8, bidirectional=True)
 ENCODER = TransformerEncoderConfig(d_model=16, num_heads=2, num_layers=1, d_ff=32,
                                    context_length=32, dropout=0.0)
+LINES = ["the king is dead", "long live the king", "the queen is here",
+         "the king and the queen", "live long and well"]
 
 
 @pytest.fixture(autouse=True)
@@ -128,19 +130,68 @@ def test_padding_changes_no_loss_and_no_prediction():
     assert padded[3][0] == alone[3][0]
 
 
+def assert_resumes_exactly(config, model) -> None:
+    """Ten steps, then ten more resumed from the checkpoint (the data read again with the
+    run's own vocabulary, as the window's Resume does), equal twenty straight."""
+    straight = events_of(request(config, model, training(max_steps=20)))
+    first_half = events_of(request(config, model, training(max_steps=10)))
+    run = Path(first_half[-1].result)
+    data, _ = prepared(config, training(), load_checkpoint(
+        run / "checkpoints" / "latest.json").meta["tokenizer"])
+    resumed = events_of(TrainRequest(data, model, training(max_steps=20), run_dir=run,
+                                     run_name=config.name, resume=True, task=config,
+                                     gui=False))
+    first = load_checkpoint(f"{straight[-1].result}/checkpoints/latest.json")
+    second = load_checkpoint(f"{resumed[-1].result}/checkpoints/latest.json")
+    assert second.step == first.step == 20
+    for name, tensor in first.model.items():
+        torch.testing.assert_close(second.model[name], tensor, msg=name)
+
+
 def test_classify_resumes_exactly():
-    config = ClassifyTaskConfig(dataset="restaurant-reviews")
+    assert_resumes_exactly(ClassifyTaskConfig(dataset="restaurant-reviews"), GRU)
+
+
+def test_tagging_and_masked_lm_resume_exactly(tmp_path):
+    """The tagger's batches, and the masked-LM's corruption (drawn per step from the seed),
+    come out the same after a resume."""
+    (tmp_path / "train.conllu").write_text((CONLLU + "\n") * 4)
+    assert_resumes_exactly(TagTaskConfig(dataset="file", path=str(tmp_path / "train.conllu"),
+                                         val_fraction=0.25), GRU)
+    (tmp_path / "lines.txt").write_text("\n".join(LINES * 6))
+    assert_resumes_exactly(MaskedLmTaskConfig(dataset="file", path=str(tmp_path / "lines.txt"),
+                                              min_words=2, val_fraction=0.2), ENCODER)
+
+
+def test_a_fine_tuned_classifier_resumes_exactly_without_its_source_run(tmp_path):
+    """A resumed fine-tuning run rebuilds its encoder from its own checkpoint (the masked-LM
+    run may be gone by then) and keeps it frozen."""
+    import shutil
+
+    (tmp_path / "lines.txt").write_text("\n".join(LINES * 6))
+    mlm = MaskedLmTaskConfig(dataset="file", path=str(tmp_path / "lines.txt"), min_words=2,
+                             val_fraction=0.2)
+    source = Path(events_of(request(mlm, ENCODER, training(max_steps=10)))[-1].result)
+    kept = tmp_path / "pretrained"
+    shutil.copytree(source, kept)
+    (tmp_path / "labels.txt").write_text("the king is dead\tsad\nlong live the king\thappy\n" * 5)
+    config = ClassifyTaskConfig(dataset="file", path=str(tmp_path / "labels.txt"),
+                                pooling="mean", pretrained=str(kept), encoder_state="frozen")
     straight = events_of(request(config, GRU, training(max_steps=20)))
     first_half = events_of(request(config, GRU, training(max_steps=10)))
+    shutil.rmtree(kept)
     run = Path(first_half[-1].result)
     data, _ = prepared(config, training(), load_checkpoint(
         run / "checkpoints" / "latest.json").meta["tokenizer"])
     resumed = events_of(TrainRequest(data, GRU, training(max_steps=20), run_dir=run,
-                                     run_name="classify", resume=True, task=config, gui=False))
-    first = load_checkpoint(f"{straight[-1].result}/checkpoints/latest.json")
-    second = load_checkpoint(f"{resumed[-1].result}/checkpoints/latest.json")
-    for name, tensor in first.model.items():
-        torch.testing.assert_close(second.model[name], tensor)
+                                     run_name="tuned", resume=True, task=config, gui=False))
+    first = load_checkpoint(f"{straight[-1].result}/checkpoints/latest.json").model
+    second = load_checkpoint(f"{resumed[-1].result}/checkpoints/latest.json").model
+    pretrained = load_checkpoint(source / "checkpoints" / "best.json").model
+    for name, tensor in first.items():
+        torch.testing.assert_close(second[name], tensor, msg=name)
+        if name.startswith("encoder."):  # frozen through the resume too
+            torch.testing.assert_close(second[name], pretrained[name], msg=name)
 
 
 CONLLU = """# text = the dog runs
@@ -177,8 +228,7 @@ def test_tagging_reports_unseen_tags_and_tags_a_typed_sentence(tmp_path):
 
 
 def test_masked_lm_then_fine_tuning_frozen_or_trained(tmp_path):
-    text = "\n".join(["the king is dead", "long live the king", "the queen is here",
-                      "the king and the queen", "live long and well"] * 6)
+    text = "\n".join(LINES * 6)
     (tmp_path / "lines.txt").write_text(text)
     mlm = MaskedLmTaskConfig(dataset="file", path=str(tmp_path / "lines.txt"), min_words=2,
                              val_fraction=0.2)
