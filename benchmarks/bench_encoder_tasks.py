@@ -6,6 +6,7 @@ Run (one torch thread, headless):
   .venv/bin/python -m benchmarks.bench_encoder_tasks --quality      # tagging + sentiment
   .venv/bin/python -m benchmarks.bench_encoder_tasks --finetune     # MLM then fine-tune/scratch
   .venv/bin/python -m benchmarks.bench_encoder_tasks --speed [--steps 200 --repeats 5]
+      [--only sentiment-bilstm sentiment-transformer upos-bilstm mlm-shakespeare]
 
 - tagging: token accuracy of the upos-bilstm preset on the EWT test file, against the
   most-frequent-tag baselines computed here on the same training sentences: each word's most
@@ -16,9 +17,8 @@ Run (one torch thread, headless):
 - fine-tuning: mlm-shakespeare is pretrained, then sentiment-finetune starts from it (encoder
   trained, and frozen), against the same recipe with no pretrained encoder (same tokenizer,
   architecture, steps and seed);
-- speed: seconds per step of the trainer (the task's batch, loss, clip, AdamW, events) against a
-  plain loop (the same model class, the same pre-built batches, forward, cross-entropy,
-  backward, clip, AdamW step), alternated, median of the repeats.
+- speed: seconds per step of the trainer against a plain PyTorch loop of the same model, for
+  each encoder preset (encoder_step_time.py says what each side does).
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import statistics
 import tempfile
 import time
 from pathlib import Path
+
+from benchmarks.encoder_step_time import PRESETS, speed
 
 RECIPES = Path(__file__).resolve().parent.parent / "resources" / "recipes"
 
@@ -182,78 +183,6 @@ def train_from_scratch(recipe, task):
     return trainer, time.perf_counter() - start
 
 
-def plain_classifier(config):
-    """The sentiment BiLSTM as anyone would write it: embedding, packed nn.LSTM, max pooling,
-    linear layer."""
-    from torch import nn
-    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
-
-    encoder = config.encoder_config()
-
-    class Plain(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.embed = nn.Embedding(encoder.vocab_size, encoder.embedding_size)
-            self.drop = nn.Dropout(encoder.dropout)
-            self.rnn = nn.LSTM(encoder.embedding_size, encoder.hidden_size,
-                               encoder.num_layers, batch_first=True,
-                               bidirectional=encoder.bidirectional,
-                               dropout=encoder.dropout if encoder.num_layers > 1 else 0.0)
-            self.out = nn.Linear(encoder.hidden_size * (2 if encoder.bidirectional else 1),
-                                 config.num_labels)
-
-        def forward(self, tokens, mask):
-            lengths = mask.sum(1).cpu()
-            packed = pack_padded_sequence(self.drop(self.embed(tokens)), lengths,
-                                          batch_first=True, enforce_sorted=False)
-            states, _ = pad_packed_sequence(self.rnn(packed)[0], batch_first=True,
-                                            total_length=tokens.shape[1])
-            pooled = states.masked_fill(~mask.unsqueeze(-1), float("-inf")).amax(1)
-            return self.out(pooled)
-
-    return Plain()
-
-
-def speed(steps: int, repeats: int) -> None:
-    import torch
-    import torch.nn.functional as F
-
-    from workbench.core.events import StepLogged
-
-    torch.set_num_threads(1)
-    warm = 10
-    recipe = load("sentiment-bilstm", max_steps=steps, eval_every=10 ** 6, sample_every=0,
-                  checkpoint_every=10 ** 6, log_every=warm)
-    ours, plain = [], []
-    for _ in range(repeats):
-        trainer, _ = train(recipe)
-        logged = [e for e in trainer.events if isinstance(e, StepLogged)]
-        ours.append((logged[-1].elapsed_s - logged[0].elapsed_s) / (steps - warm))
-        config, task, training = trainer.model.config, trainer.task, recipe.training
-        batches = [task.batch(step) for step in range(steps)]
-        torch.manual_seed(training.seed)
-        model = plain_classifier(config)
-        optimizer = torch.optim.AdamW(model.parameters(), lr=training.lr,
-                                      weight_decay=training.weight_decay)
-        for step, batch in enumerate(batches):
-            if step == warm:
-                start = time.perf_counter()
-            tokens, mask = torch.from_numpy(batch["tokens"]), torch.from_numpy(batch["mask"])
-            loss = F.cross_entropy(model(tokens, mask), torch.from_numpy(batch["labels"]))
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), training.grad_clip)
-            optimizer.step()
-        plain.append((time.perf_counter() - start) / (steps - warm))
-        print(f"  repeat: trainer {ours[-1] * 1000:.1f} ms/step, plain {plain[-1] * 1000:.1f} "
-              f"ms/step, ratio {ours[-1] / plain[-1]:.3f}")
-    print(f"sentiment-bilstm step time, median of {repeats}: trainer "
-          f"{statistics.median(ours) * 1000:.1f} ms, plain loop "
-          f"{statistics.median(plain) * 1000:.1f} ms, ratio "
-          f"{statistics.median(ours) / statistics.median(plain):.3f} (median of per-repeat "
-          f"ratios {statistics.median(o / p for o, p in zip(ours, plain, strict=True)):.3f})")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quality", action="store_true")
@@ -261,6 +190,8 @@ def main() -> None:
     parser.add_argument("--speed", action="store_true")
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--only", nargs="+", choices=PRESETS, default=PRESETS,
+                        help="--speed: these presets only")
     args = parser.parse_args()
     runs = tempfile.mkdtemp(prefix="bench-encoder-runs-")
     os.environ["WORKBENCH_RUNS_DIR"] = runs
@@ -270,7 +201,7 @@ def main() -> None:
     if args.finetune:
         finetune()
     if args.speed:
-        speed(args.steps, args.repeats)
+        speed(load, args.steps, args.repeats, args.only)
     print(f"load at the end: {os.getloadavg()}")
 
 
