@@ -9,7 +9,8 @@ clip and AdamW. Its model: for the recurrent presets, the model as anyone would 
 code is timed too; for the transformer presets, a fresh copy of the workbench's own model (the
 same class and weights: an independently written transformer would time a different
 architecture, not the trainer's overhead). Trainer and plain loop alternate, and the ratio is
-the median over the repeats.
+the median over the repeats, of wall-clock and of CPU time (one thread: on a shared, loaded
+machine the CPU time the process itself spent moves much less than the wall clock).
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ def plain_loss(model, batch):
     return F.cross_entropy(model(tokens, mask, where=chosen), arrays["targets"][chosen])
 
 
-def plain_seconds_per_step(trainer, steps: int) -> float:
+def plain_seconds_per_step(trainer, steps: int) -> tuple[float, float]:
+    """(wall, CPU) seconds per step of the plain loop after the first WARM steps."""
     import torch
 
     training = trainer.config
@@ -98,20 +100,33 @@ def plain_seconds_per_step(trainer, steps: int) -> float:
                                   weight_decay=training.weight_decay)
     for step, batch in enumerate(batches):
         if step == WARM:
-            start = time.perf_counter()
+            start = clocks()
         loss = plain_loss(model, batch)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), training.grad_clip)
         optimizer.step()
-    return (time.perf_counter() - start) / (steps - WARM)
+    return per_step(start, clocks(), steps)
 
 
-def trainer_seconds_per_step(trainer, steps: int) -> float:
+def trainer_seconds_per_step(trainer, steps: int) -> tuple[float, float]:
+    """(wall, CPU) seconds per step of the trainer from its step WARM to its last step (the
+    events between are logged every WARM steps; the final validation comes after)."""
     from workbench.core.events import StepLogged
 
-    logged = [e for e in trainer.run() if isinstance(e, StepLogged)]
-    return (logged[-1].elapsed_s - logged[0].elapsed_s) / (steps - WARM)
+    marks = {}
+    for event in trainer.run():
+        if isinstance(event, StepLogged) and event.step in (WARM, steps):
+            marks[event.step] = clocks()
+    return per_step(marks[WARM], marks[steps], steps)
+
+
+def clocks() -> tuple[float, float]:
+    return time.perf_counter(), time.process_time()
+
+
+def per_step(start, end, steps: int) -> tuple[float, float]:
+    return ((end[0] - start[0]) / (steps - WARM), (end[1] - start[1]) / (steps - WARM))
 
 
 def speed(load, steps: int, repeats: int, presets=PRESETS) -> None:
@@ -133,12 +148,14 @@ def speed(load, steps: int, repeats: int, presets=PRESETS) -> None:
                 recipe.training), run_name=recipe.name, task=recipe.task, gui=False))
             ours.append(trainer_seconds_per_step(trainer, steps))
             plain.append(plain_seconds_per_step(trainer, steps))
-            print(f"  {name} repeat: trainer {ours[-1] * 1000:.1f} ms/step, plain "
-                  f"{plain[-1] * 1000:.1f} ms/step, ratio {ours[-1] / plain[-1]:.3f}",
-                  flush=True)
-        ratios = [o / p for o, p in zip(ours, plain, strict=True)]
-        print(f"{name} step time, median of {repeats}: trainer "
-              f"{statistics.median(ours) * 1000:.1f} ms, plain loop "
-              f"{statistics.median(plain) * 1000:.1f} ms, ratio "
-              f"{statistics.median(ours) / statistics.median(plain):.3f} (median of "
-              f"per-repeat ratios {statistics.median(ratios):.3f})", flush=True)
+            print(f"  {name} repeat: trainer {ours[-1][0] * 1000:.1f} ms/step "
+                  f"({ours[-1][1] * 1000:.1f} ms CPU), plain {plain[-1][0] * 1000:.1f} ms/step "
+                  f"({plain[-1][1] * 1000:.1f} ms CPU)", flush=True)
+        for which, clock in (("wall", 0), ("CPU", 1)):
+            a, b = [o[clock] for o in ours], [p[clock] for p in plain]
+            ratios = [x / y for x, y in zip(a, b, strict=True)]
+            print(f"{name} step time ({which}), median of {repeats}: trainer "
+                  f"{statistics.median(a) * 1000:.1f} ms, plain loop "
+                  f"{statistics.median(b) * 1000:.1f} ms, ratio "
+                  f"{statistics.median(a) / statistics.median(b):.3f} (median of per-repeat "
+                  f"ratios {statistics.median(ratios):.3f})", flush=True)
