@@ -221,3 +221,30 @@ def test_a_curve_drawn_later_is_scaled_by_rescanning_only_its_plot(qtbot, window
         2.0 * window.zoom.factor), timeout=5000)
     every_plot = window.findChildren(pg.GraphicsView)
     assert curves.graphics in scanned and len(set(scanned)) < len(every_plot) // 2
+
+
+def test_a_screenshot_shows_one_tab_bar_per_group_also_zoomed(qtbot, settings):
+    """`workbench --screenshot --perspective Inspect --zoom 1.6 --size 1920x1080` showed two
+    tab bars under "Next token | Worked examples": Qt discards a group's first bar with
+    deleteLater(), which the screenshot's loop (processEvents, no event loop) never ran, and
+    zoomed the real bar is taller, so the stale one showed below it. The screenshot's settle
+    lets Qt delete what it discards."""
+    from PySide6.QtWidgets import QTabBar
+
+    from workbench.app.window import settle
+
+    window = MainWindow(WorkbenchController(FakeBackend()), panel_types(), settings=settings)
+    qtbot.addWidget(window)
+    window.zoom.set_factor(1.6)
+    try:
+        window.resize(1920, 1080)
+        window.perspectives.switch("Inspect")
+        window.show()
+        settle(window, timeout_s=10, quiet_s=0.3)
+        bars = sorted(tuple(bar.tabText(i) for i in range(bar.count()))
+                      for bar in window.findChildren(QTabBar)
+                      if bar.parent() is window and bar.isVisible()
+                      and window.rect().intersects(bar.geometry()))
+    finally:
+        window.zoom.actual_size()  # the application font is the whole test run's
+    assert len(bars) == len(set(bars)) == 2, bars

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QEvent, QSettings
 from PySide6.QtWidgets import QApplication
 
 from workbench.app.backend import Backend
@@ -30,6 +30,9 @@ def settle(window: MainWindow, timeout_s: float = 60.0, quiet_s: float = 0.3) ->
     quiet_since = None
     while time.monotonic() < deadline:
         app.processEvents()
+        # processEvents leaves deleteLater() to an event loop, which a screenshot never runs:
+        # widgets Qt discards (a dock group's old tab bar) stayed in the picture
+        app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         busy = controller.jobs.busy or controller.query_queue.busy or any(
             follower.loading_checkpoint for follower in controller.followers.values())
         if busy:
