@@ -1,6 +1,6 @@
 """Entry point: `workbench [PATH]`, `workbench --follow RUN_DIR`, `workbench --screenshot out.png
 [--panel NAME]`, `workbench --list-panels`, `workbench --version`, and the headless
-`workbench train RECIPE` and `workbench generate CHECKPOINT`."""
+`workbench train RECIPE`, `workbench generate CHECKPOINT` and `workbench vectors CORPUS`."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from workbench import __version__
 
 SCREENSHOT_TIMEOUT_S = 120
 SCREENSHOT_QUIET_S = 1.5  # longer than a panel's own delay before it queries (architecture: 0.5 s)
+HEADLESS_COMMANDS = {"train": "workbench.app.train_cli", "generate": "workbench.app.generate_cli",
+                     "vectors": "workbench.app.vectors_cli"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,7 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="workbench",
         description="Sequence Workbench: train, inspect and write with sequence models of text. "
         "Run `workbench train RECIPE` for headless training, `workbench generate "
-        "CHECKPOINT` to write with a trained model.",
+        "CHECKPOINT` to write with a trained model, `workbench vectors CORPUS` to train word "
+        "vectors.",
     )
     parser.add_argument("path", nargs="?", help="a corpus file or folder to open")
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")
@@ -45,14 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "train":
-        from workbench.app.train_cli import main as train_main
+    if argv and argv[0] in HEADLESS_COMMANDS:  # each loads only what it needs, no Qt
+        import importlib
 
-        return train_main(argv[1:])
-    if argv and argv[0] == "generate":
-        from workbench.app.generate_cli import main as generate_main
-
-        return generate_main(argv[1:])
+        return importlib.import_module(HEADLESS_COMMANDS[argv[0]]).main(argv[1:])
     args = build_parser().parse_args(argv)
     if args.list_panels:
         return list_panels()

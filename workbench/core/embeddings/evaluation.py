@@ -59,9 +59,33 @@ def similarity_spearman(wv, name: str) -> tuple[float, float]:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # gensim warns when most pairs are unknown
-        _, spearman, oov_percent = wv.evaluate_word_pairs(dataset(name), case_insensitive=True)
+        try:
+            _, spearman, oov_percent = wv.evaluate_word_pairs(dataset(name),
+                                                              case_insensitive=True)
+        except ValueError:  # scipy's correlations refuse fewer than two known pairs
+            return 0.0, unknown_pair_share(wv, dataset(name))
     rho = float(spearman[0]) if spearman[0] == spearman[0] else 0.0  # NaN when nothing scored
     return rho, float(oov_percent) / 100.0
+
+
+def unknown_pair_share(wv, path: str) -> float:
+    """Share of a word-pair set's pairs with a word outside the vocabulary, counted as gensim
+    counts them: '#' lines and lines without a numeric score are not pairs."""
+    known = {word.lower() for word in wv.index_to_key}
+    pairs = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            fields = line.rstrip("\n").split("\t")
+            if line.startswith("#") or len(fields) != 3:
+                continue
+            try:
+                float(fields[2])
+            except ValueError:
+                continue
+            pairs.append((fields[0].lower(), fields[1].lower()))
+    unknown = sum(1 for a, b in pairs if a not in known or b not in known)
+    return unknown / len(pairs) if pairs else 1.0
+
 
 
 def standard_scores(wv) -> dict[str, float]:
