@@ -19,6 +19,9 @@ find "$app/_internal" -type f \( -name "*.so" -o -name "*.so.*" \) ! -path "*.li
         strip --strip-unneeded "$lib"
     done
 
+# Libraries only the spec's dropped binaries needed, and the ICU data Qt never reads (~24 MB).
+.venv/bin/python packaging/linux/slim_bundle.py "$app"
+
 # Identical files (the libgfortran, libquadmath and libgomp that numpy, scipy, scikit-learn and
 # openTSNE each vendor; the plays both corpora hold) become hard links to one copy.
 hardlink --quiet "$app"

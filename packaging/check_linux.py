@@ -15,7 +15,8 @@ Usage (from the repository, after `make installers`):
    start-up to a usable window (median of --repeats launches, and no heavy module imported
    before the window showed); a short training run of a shipped recipe writes its metrics and
    checkpoints; that run's model and every sample model shipped under resources/ (a checkpoint
-   .json beside its .safetensors) generate text; and no step tried an internet address
+   .json beside its .safetensors) generate text; every shipped recipe trains 2 steps; word2vec
+   trains on the shipped corpus and its t-SNE map is drawn; and no step tried an internet address
    (AF_INET/AF_INET6). Local sockets (the X server, D-Bus) are listed, not failed.
 4. Prints sizes (package, unpacked) and the timings; exit status 1 if any check failed.
 """
@@ -188,6 +189,38 @@ class Checker:
                     self.last_trace)
         return run if ok else None
 
+    def check_recipes(self, resources: Path) -> None:
+        """Every shipped recipe trains 2 steps: each task and model family (language models,
+        seq2seq, classifiers, taggers, the masked LM and the fine-tuning that starts from it)
+        finds what it needs in the bundle. They go to the default runs folder, where the
+        fine-tuning recipe (pretrained = "run:NAME") finds the masked LM's run."""
+        recipes = sorted((resources / "recipes").glob("*.toml"),
+                         key=lambda p: ('pretrained = "run:' in p.read_text(), p.name))
+        for recipe in recipes:
+            started = time.time()
+            name = f"recipe-{recipe.stem}"
+            done = self.run(name, ["train", str(recipe), "--max-steps", "2", "--threads", "1"])
+            if done:
+                self.record(name, bool(done.stdout.strip()), f"2 steps in "
+                            f"{time.time() - started:.0f} s into {done.stdout.strip()}",
+                            self.last_trace)
+
+    def check_vectors(self, resources: Path) -> None:
+        """word2vec on the shipped small corpus with its evaluation scores (gensim and its
+        evaluation sets), then a t-SNE map of every word (openTSNE, scikit-learn, scipy)."""
+        out = self.home / "vectors.txt"
+        started = time.time()
+        done = self.run("vectors-tsne", ["vectors", str(resources / "corpora" /
+                                                     "shakespeare-small"), "--epochs", "1",
+                                         "--out", str(out), "--map", "tsne"], 900)
+        if done:
+            words = int(out.read_text(encoding="utf-8").split(maxsplit=1)[0])
+            rows = out.with_suffix(".map.csv").read_text(encoding="utf-8").splitlines()
+            epoch = [line for line in done.stderr.splitlines() if line.startswith("epoch")]
+            self.record("vectors-tsne", words > 100 and len(rows) == words + 1
+                        and "wordsim353" in done.stderr, f"{words} words, {len(rows) - 1} "
+                        f"mapped in {time.time() - started:.0f} s; {epoch}", self.last_trace)
+
     def check_generation(self, name: str, checkpoint: Path) -> None:
         done = self.run(name, ["generate", str(checkpoint), "--prompt", "ROMEO:", "--tokens",
                                "120", "--seed", "1"], 300)
@@ -309,6 +342,8 @@ def check(args, work: Path, launcher: Path, app_dir: Path, package: Path, by_dpk
         run = checker.check_training(resources)
         if run is not None:
             checker.check_generation("generate-trained", run)
+        checker.check_recipes(resources)
+        checker.check_vectors(resources)
         samples = find_sample_models(resources)
         for index, sample in enumerate(samples):
             checker.check_generation(f"generate-sample-{index + 1}", sample)

@@ -63,3 +63,34 @@ def test_ready_lines_give_seconds_since_launch_and_early_heavy_modules():
     assert parse_ready_line("ready 5 1 torch,gensim", 4).heavy_before_show == ("torch", "gensim")
     with pytest.raises(ValueError):
         parse_ready_line("garbage", 0)
+
+
+slim_spec = importlib.util.spec_from_file_location(
+    "slim_bundle", ROOT / "packaging" / "linux" / "slim_bundle.py")
+slim_bundle = importlib.util.module_from_spec(slim_spec)
+slim_spec.loader.exec_module(slim_bundle)
+
+
+def test_a_library_only_dropped_binaries_needed_is_found_unreachable():
+    needed = {
+        "PySide6/Qt/lib/libQt6Gui.so.6": ["libfreetype.so.6", "libQt6Core.so.6"],
+        "PySide6/Qt/lib/libQt6Core.so.6": ["libglib-2.0.so.0"],
+        "libfreetype.so.6": ["libpng16.so.16"],
+        "libpng16.so.16": [],
+        "libglib-2.0.so.0": [],
+        # needed only by the GTK theme the spec dropped: left behind
+        "libcairo.so.2": ["libpixman-1.so.0", "libpng16.so.16"],
+        "libpixman-1.so.0": [],
+    }
+    roots = [name for name in needed if "/" in name]
+    assert slim_bundle.unreachable(needed, roots) == {"libcairo.so.2", "libpixman-1.so.0"}
+
+
+def test_icu_keeps_what_qt_calls_and_drops_the_rest():
+    items = ["root.res", "de.res", "coll/ucadata.icu", "coll/de.res", "zone/de.res",
+             "zoneinfo64.res", "metaZones.res", "cnvalias.icu", "ibm-943_P15A-2003.cnv",
+             "nfkc.nrm", "brkitr/cjdict.dict", "brkitr/word.brk", "unit/de.res", "curr/de.res",
+             "lang/de.res", "region/de.res", "translit/root.res", "rbnf/de.res", "unames.icu",
+             "rfc3491.spp", "confusables.cfu"]
+    dropped = slim_bundle.unused_icu_items(items)
+    assert dropped == items[10:]  # collation, time zones, converters, locales stay
