@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from workbench.core.config.embeddings import EmbeddingConfig
-from workbench.core.events import EpochEnded, JobFailed, JobFinished, Notice
+from workbench.core.events import EpochEnded, JobFailed, JobFinished, Notice, Progress
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError, drive
 
 SHOWN_METRICS = ("loss", "analogy_accuracy", "wordsim353", "simlex999")
@@ -77,10 +77,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(spec: JobSpec):
-    """Drive a job to its end, reporting epochs and notices on stderr; its result."""
+    """Drive a job to its end, reporting its stages, epochs and notices on stderr (a UMAP
+    map's first use says it is compiling); its result."""
     print(spec.title, file=sys.stderr, flush=True)
+    stage = ""
     for event in drive(spec, JobControl()):
-        if isinstance(event, EpochEnded):
+        if isinstance(event, Progress) and event.message not in ("", stage):
+            stage = event.message
+            print(f"  {stage}", file=sys.stderr, flush=True)
+        elif isinstance(event, EpochEnded):
             shown = "  ".join(f"{name} {event.metrics[name]:.3f}" for name in SHOWN_METRICS
                               if name in event.metrics)
             print(f"epoch {event.epoch}  {shown}", file=sys.stderr, flush=True)
