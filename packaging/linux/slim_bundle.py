@@ -109,7 +109,11 @@ def main(app: Path) -> int:
         path.unlink()
     print(f"removed {len(orphans)} libraries nothing loads ({freed / 1e6:.1f} MB): "
           + " ".join(p.name for p in orphans))
-    for library in internal.rglob("libicudata.so.*"):
+    dangling = [p for p in internal.rglob("*") if p.is_symlink() and not p.exists()]
+    for link in dangling:  # links PyInstaller made to the Qt libraries the spec dropped
+        link.unlink()
+    print(f"removed {len(dangling)} links to dropped files: " + " ".join(p.name for p in dangling))
+    for library in (p for p in internal.rglob("libicudata.so.*") if not p.is_symlink()):
         if not ICUPKG:
             print("icupkg not found (apt-get install icu-devtools): ICU's data stays whole, "
                   f"{library.stat().st_size / 1e6:.0f} MB")

@@ -268,6 +268,25 @@ def test_a_decoder_only_transformer_cannot_classify():
         build_task(config, data).build_model(TransformerConfig(), build_model)
 
 
+def test_run_name_finds_the_newest_run_of_that_recipe(tmp_path, monkeypatch):
+    """Run folders are named with the architecture and corpus added to the recipe's name, as
+    `workbench train` and the window name them; 'run:NAME' still finds them by the recipe."""
+    from workbench.core.tasks.text_data import resolve_run
+
+    monkeypatch.setenv("WORKBENCH_RUNS_DIR", str(tmp_path))
+    for folder, name in (("20261125-200806-mlm-shakespeare-transformer_encoder", "mlm-shakespeare"),
+                         ("20261125-210000-mlm-shakespeare-transformer_encoder", "mlm-shakespeare"),
+                         ("20261125-220000-mlm-tiny-transformer_encoder", "mlm-tiny")):
+        run = tmp_path / folder
+        (run / "checkpoints").mkdir(parents=True)
+        (run / "metrics.jsonl").write_text("")
+        (run / "recipe.toml").write_text(f'name = "{name}"\n')
+    newest = tmp_path / "20261125-210000-mlm-shakespeare-transformer_encoder"
+    assert resolve_run("run:mlm-shakespeare") == newest
+    (newest / "recipe.toml").unlink()  # no recipe: the folder's name is all there is
+    assert resolve_run("run:mlm-shakespeare").name.startswith("20261125-200806")
+
+
 def test_a_missing_pretrained_run_says_what_to_do():
     config = dataclasses.replace(ClassifyTaskConfig(dataset="restaurant-reviews"),
                                  pretrained="run:mlm-nothing")

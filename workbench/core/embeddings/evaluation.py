@@ -14,9 +14,11 @@ from workbench.core.jobs import UserFacingError
 
 
 def dataset(name: str) -> str:
-    from gensim.test.utils import datapath
+    """The path of one of gensim's evaluation sets. Not through gensim.test.utils: importing
+    it reads gensim's test corpora, which the installers leave out (only these sets ship)."""
+    import gensim
 
-    return datapath(name)
+    return str(Path(gensim.__file__).parent / "test" / "test_data" / name)
 
 
 @dataclass(frozen=True)

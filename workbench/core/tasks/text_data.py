@@ -111,13 +111,25 @@ def resolve_run(reference: str) -> Path:
     if not reference.startswith("run:"):
         return Path(reference).expanduser()
     name = reference[4:].strip()
-    found = [p for p in runs.list_runs() if (m := _RUN_NAME.match(p.name)) and m.group(1) == name
+    found = [p for p in runs.list_runs() if _recipe_name(p) == name
              and (p / "checkpoints").is_dir()]
     if not found:
         raise UserFacingError(f"No run named '{name}' with a checkpoint is in {runs.runs_root()}. "
                               f"Train the preset or recipe '{name}' first, or choose its run "
                               "folder.")
     return found[-1]
+
+
+def _recipe_name(run: Path) -> str:
+    """The name of the recipe a run trained: its recipe.toml's (the folder's name adds the
+    architecture and corpus, 'mlm-shakespeare-transformer_encoder'), else the folder's label."""
+    import tomllib
+
+    try:
+        return str(tomllib.loads((run / "recipe.toml").read_text(encoding="utf-8"))["name"])
+    except (OSError, UnicodeDecodeError, ValueError, KeyError):
+        match = _RUN_NAME.match(run.name)
+        return match.group(1) if match else ""
 
 
 def load_pretrained(reference: str) -> Pretrained:
