@@ -19,7 +19,7 @@ find "$app/_internal" -type f \( -name "*.so" -o -name "*.so.*" \) ! -path "*.li
         strip --strip-unneeded "$lib"
     done
 
-# Libraries only the spec's dropped binaries needed, and the ICU data Qt never reads (~24 MB).
+# Libraries only the spec's dropped binaries needed, and the ICU data Qt never reads (~26 MB).
 .venv/bin/python packaging/linux/slim_bundle.py "$app"
 
 # Identical files (the libgfortran, libquadmath and libgomp that numpy, scipy, scikit-learn and
