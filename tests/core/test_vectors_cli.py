@@ -44,3 +44,15 @@ def test_bad_input_is_named(tmp_path, capsys):
                       "--out", str(tmp_path / "v.txt")]) == 1
     assert "Lower the minimum count" in capsys.readouterr().err
     assert not (tmp_path / "v.txt").exists()
+
+
+def test_a_map_the_installation_lacks_is_refused_before_training(tmp_path, capsys, monkeypatch):
+    from workbench.core.embeddings import maps
+
+    monkeypatch.setattr(maps, "unavailable_methods", lambda: {"umap": "UMAP is not here."})
+    corpus = tmp_path / "tiny.txt"
+    corpus.write_text(SENTENCES * 40)
+    out = tmp_path / "v.txt"
+    assert workbench(["vectors", str(corpus), "--out", str(out), "--map", "umap"]) == 2
+    said = capsys.readouterr().err
+    assert "UMAP is not here." in said and "Training" not in said and not out.exists()

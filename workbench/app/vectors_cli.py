@@ -53,7 +53,11 @@ def main(argv: list[str] | None = None) -> int:
                                      min_count=args.min_count)
         from workbench.core.corpus.loading import load_corpus
         from workbench.core.embeddings.interchange import save_vectors
+        from workbench.core.embeddings.maps import unavailable_methods
         from workbench.core.embeddings.training import train_embeddings_job
+
+        if args.map in unavailable_methods():  # say so before minutes of training
+            raise UserFacingError(unavailable_methods()[args.map])
 
         corpus = load_corpus(args.corpus)
         out = Path(args.out or f"{corpus.name}.vectors.txt").expanduser()
