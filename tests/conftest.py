@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import atexit
 import gc
 import os
+import shutil
+import tempfile
 import threading
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Runs a test trains go to a folder of this test session, not to the developer's own runs
+# (tests that train without choosing a folder left dozens of "upos-small" runs there, which the
+# window then listed and a screenshot's Training header showed).
+if "WORKBENCH_RUNS_DIR" not in os.environ:
+    os.environ["WORKBENCH_RUNS_DIR"] = tempfile.mkdtemp(prefix="workbench-test-runs-")
+    atexit.register(shutil.rmtree, os.environ["WORKBENCH_RUNS_DIR"], ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
