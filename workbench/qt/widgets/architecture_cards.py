@@ -82,8 +82,8 @@ HEAD_FRAMES = {
         "+ b) &nbsp;a tag distribution per token (a word's first piece), one loss per word"),
     "masked_lm": (
         "<b>Masked language model</b> (BERT; Devlin et al. 2019)<br>ŷ<sub>t</sub> = softmax(W "
-        "h<sub>t</sub> + b) over the vocabulary at the chosen 15% of positions (80% [MASK], "
-        "10% random, 10% kept), the loss on those only"),
+        "h<sub>t</sub> + b) over the vocabulary at the chosen positions (the task's Chosen "
+        "share: BERT's 15%; of those 80% [MASK], 10% random, 10% kept), the loss on those only"),
 }
 
 
