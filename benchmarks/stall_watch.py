@@ -36,7 +36,8 @@ class StallWatch:
         under the normal one within 20 ms of appearing."""
         self.gui = threading.get_ident()
         self.keep_others_normal = keep_others_normal
-        self.schedstat = f"/proc/self/task/{threading.get_native_id()}/schedstat"
+        self.gui_tid = threading.get_native_id()
+        self.schedstat = f"/proc/self/task/{self.gui_tid}/schedstat"
         self.threshold_s, self.every_s = threshold_s, every_s
         self.last_tick = time.perf_counter()
         # (seconds, place -> samples, (ran, waited for a core, blocked) seconds)
@@ -79,10 +80,9 @@ class StallWatch:
             before = now
 
     def _normal_policy_for_others(self) -> None:
-        gui_tid = int(self.schedstat.split("/")[4])
         for name in os.listdir("/proc/self/task"):
             tid = int(name)
-            if tid in (gui_tid, threading.get_native_id()):
+            if tid in (self.gui_tid, threading.get_native_id()):
                 continue
             try:
                 if os.sched_getscheduler(tid) != os.SCHED_OTHER:
