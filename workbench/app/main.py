@@ -170,12 +170,21 @@ def preload_heavy_modules() -> None:
     """Import torch on a daemon thread once the window shows, so the first model summary or
     training start does not wait for it (and start-up does not either). The scipy parts the
     panels use on the GUI thread (the curves' EMA filter, the map's k-d tree) come first: they
-    cost ~0.5 s to import, which the window no longer pays before it shows."""
+    cost ~0.5 s to import, which the window no longer pays before it shows. Jobs wait for that
+    part (`core/preload.py` says why)."""
     import threading
 
+    from workbench.core import preload
+
+    if not preload.begin():
+        return
+
     def load() -> None:
-        import scipy.signal  # noqa: F401
-        import scipy.spatial  # noqa: F401
+        try:
+            import scipy.signal  # noqa: F401
+            import scipy.spatial  # noqa: F401
+        finally:
+            preload.scipy_imported()
         import torch  # noqa: F401
 
     threading.Thread(target=load, name="preload-torch", daemon=True).start()

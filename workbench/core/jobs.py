@@ -17,6 +17,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from workbench.core import preload
 from workbench.core.events import (
     TERMINAL_EVENTS,
     Event,
@@ -150,6 +151,7 @@ def drive(spec: JobSpec, control: JobControl) -> Iterator[Event]:
     its `finally` blocks run) when a stop was requested.
     """
     yield JobStarted(spec.title)
+    preload.wait_for_scipy()  # a job may import torch: not while scipy imports (core/preload)
     generator = spec.job(control)
     try:
         while True:
