@@ -45,8 +45,13 @@ def test_a_new_snapshot_replaces_its_run_and_other_runs_overlay(qtbot, panel):
     names = [name for name, _ in panel.curves()]
     assert names == ["lstm-run @ 200: lstm0", "lstm-run @ 200: lstm1", "gru-run @ 50: lstm0",
                      "gru-run @ 50: lstm1"]
+    plot = panel.plot.getPlotItem()
+    legend = [panel.legend.getLabel(item).text for item in plot.listDataItems()]
+    assert legend == names  # the legend says the step each curve is now from
     panel.clear_other_runs()
     assert [name for name, _ in panel.curves()][0].startswith("gru-run")
+    assert [panel.legend.getLabel(item).text for item in plot.listDataItems()] == [
+        "gru-run @ 50: lstm0", "gru-run @ 50: lstm1"]  # the other run's curves are gone
 
 
 def test_two_runs_of_one_name_overlay_keyed_by_their_folders(qtbot, panel):

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import math
 import re
+import time
 import weakref
 
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QPen
 from PySide6.QtWidgets import QApplication, QDockWidget, QScrollArea, QWidget
@@ -26,6 +28,11 @@ PRESENTATION = 1.6
 SETTING = "view/zoom"
 BASE_FONT = "workbench_base_font"
 LARGER = "workbench_larger"  # a widget property: its text this many times the application's
+# a rescan after a scene change walks the whole window for new plots at most this often; the
+# changed ones are rescanned every time (the walk, on every curve update, cost a training
+# window ~1% of its GUI thread: bench_soak's profile)
+DISCOVER_EVERY_S = 1.0
+RESCAN_MS = 120  # a scene is looked at again this long after it changes
 _PT = re.compile(r"([\d.]+)\s*pt")
 
 
@@ -49,7 +56,8 @@ class Zoom(QObject):
         # views whose scene changed since the last rescan: only their items can be new or
         # restyled (a rescan of every plot on every curve update stalled a training window)
         self._dirty: weakref.WeakSet = weakref.WeakSet()
-        self._rescan = QTimer(self, singleShot=True, interval=120)
+        self._discovered_at = -math.inf
+        self._rescan = QTimer(self, singleShot=True, interval=RESCAN_MS)
         self._rescan.timeout.connect(lambda: self.apply_to_plots(changed_only=True))
         self.apply()
 
@@ -119,7 +127,15 @@ class Zoom(QObject):
         """Scale every plot's text, lines and markers to the factor; `changed_only`: only the
         plots new since the last scan or whose scene changed (the rescan after a change)."""
         dirty, self._dirty = set(self._dirty), weakref.WeakSet()
-        for view in self.root.findChildren(pg.GraphicsView):
+        now = time.monotonic()
+        wait = self._discovered_at + DISCOVER_EVERY_S - now
+        if changed_only and wait > 0:
+            views = [view for view in dirty if shiboken6.isValid(view)]
+            self._rescan.start(math.ceil(1000 * wait))  # and look for new plots then
+        else:  # a walk of the whole window (~2.4 ms): new plots are found at most once a second
+            views = self.root.findChildren(pg.GraphicsView)
+            self._discovered_at = now
+        for view in views:
             if view not in self._views:
                 self._views.add(view)
                 ref = weakref.ref(view)
@@ -165,7 +181,7 @@ class Zoom(QObject):
         if view is not None:
             self._dirty.add(view)
         if not self._rescan.isActive():
-            self._rescan.start()
+            self._rescan.start(RESCAN_MS)
 
     def _scale(self, item) -> None:
         if isinstance(item, pg.AxisItem):

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QLabel, QSlider, QSplitter, QTabWidget
 from workbench.core.trace import Trace
 from workbench.core.worked.recurrent import layer_input, step_computation
 from workbench.qt.inspector import InspectorPanel
-from workbench.qt.widgets.boxes import column, readable, row
+from workbench.qt.widgets.boxes import column, readable, row, set_title
 from workbench.qt.widgets.cell_equations import card_html
 from workbench.qt.widgets.heatmap import Heatmap
 from workbench.qt.widgets.plot_export import PlotExportBar
@@ -175,7 +175,7 @@ class GatesPanel(InspectorPanel):
         self.unit = unit
         series = gate_values(layer, gate)[:, unit]
         self.curve.setData(np.arange(len(series)), series)
-        self.curve_plot.setTitle(f"unit {unit}: {NAMES[gate]} along the probe")
+        set_title(self.curve_plot, f"unit {unit}: {NAMES[gate]} along the probe")
         self.curve_plot.getAxis("bottom").setTicks([[(i, t) for i, t in enumerate(
             self.trace.token_text)][:: max(1, len(series) // 40)]])
         lo, hi = self.heatmap.colorbar.levels()
@@ -212,7 +212,7 @@ class GatesPanel(InspectorPanel):
             key = next(iter(saturation))
         points = saturation[key]
         self.scatter.setData(points[:, 0], points[:, 1])
-        self.scatter_plot.setTitle(f"{key.split('/', 1)[1]} at step {step}")
+        set_title(self.scatter_plot, f"{key.split('/', 1)[1]} at step {step}")
         self.slider_label.setText(f"step {step} ({self.slider.value() + 1}/{len(self.history)})")
 
     def _curve_data(self):

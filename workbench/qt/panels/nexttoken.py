@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.trace import Trace
 from workbench.qt.inspector import InspectorPanel
-from workbench.qt.widgets.boxes import column, readable
+from workbench.qt.widgets.boxes import column, readable, set_title
 from workbench.qt.widgets.heatmap import visible_token
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.task_guard import require_task
@@ -140,7 +140,7 @@ class NextTokenPanel(InspectorPanel):
         self.bars_plot.getAxis("bottom").setTicks([list(enumerate(labels))])
         self.bars_plot.setYRange(0, 1)
         context = visible_token("".join(self.trace.token_text[: t + 1])[-30:])
-        self.bars_plot.setTitle(f"after “{context}” (orange: the probe's actual next token)")
+        set_title(self.bars_plot, f"after “{context}” (orange: the probe's actual next token)")
         if self.table.currentRow() != t:
             self.table.blockSignals(True)
             self.table.selectRow(t)
@@ -167,7 +167,7 @@ class NextTokenPanel(InspectorPanel):
         ratio = self.trace.extras.get("pca_explained", np.zeros(2))
         plot.setLabel("bottom", f"PC1 ({ratio[0]:.0%} of variance)")
         plot.setLabel("left", f"PC2 ({ratio[1]:.0%})")
-        plot.setTitle("last layer's state along the probe (dark → light = later)")
+        set_title(plot, "last layer's state along the probe (dark → light = later)")
 
     def _bar_data(self):
         if self.trace is None:

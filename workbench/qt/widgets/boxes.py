@@ -46,3 +46,12 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
 
 def series_colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
+
+
+def set_title(plot, text: str) -> None:
+    """A plot's title, set only when it changes: setting it lays the plot out again (and
+    undoes the zoom's title size until the next rescan), which a panel redrawn on every probe
+    paid for nothing while a model trained."""
+    item = plot.getPlotItem() if hasattr(plot, "getPlotItem") else plot
+    if item.titleLabel.text != text or not item.titleLabel.isVisible():
+        item.setTitle(text)
