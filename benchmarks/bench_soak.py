@@ -47,6 +47,9 @@ def main() -> None:
                         help="run the GUI thread under a real-time policy (Linux, root), so "
                              "other processes on a shared machine cannot queue it for a core; "
                              "the job threads stay under the normal policy")
+    parser.add_argument("--dump-stalls", metavar="FILE",
+                        help="write every thread's Python stack to FILE whenever the GUI "
+                             "thread is 300 ms late (see stall_watch.py)")
     args = parser.parse_args()
     runs = tempfile.mkdtemp(prefix="soak-runs-")
     os.environ["WORKBENCH_RUNS_DIR"] = runs
@@ -61,7 +64,7 @@ def main() -> None:
     from workbench.app.window import build_window
     from workbench.core.config.models import LstmConfig
     from workbench.core.config.training import TrainingConfig
-    from workbench.core.events import JobFailed
+    from workbench.core.events import JobFailed, StepLogged
     from workbench.core.resources import default_corpus_path
 
     app = QApplication.instance() or QApplication([])
@@ -72,8 +75,15 @@ def main() -> None:
     preload_heavy_modules()  # as the app does once the window shows
     controller = window.controller
     failures = []
-    controller.job_event.connect(lambda e: failures.append(e.message)
-                                 if isinstance(e, JobFailed) else None)
+    first_step: list[float] = []  # when the first training step was logged (perf_counter)
+
+    def on_event(event) -> None:
+        if isinstance(event, JobFailed):
+            failures.append(event.message)
+        elif isinstance(event, StepLogged) and not first_step:
+            first_step.append(time.perf_counter())
+
+    controller.job_event.connect(on_event)
     window.open_corpus(str(default_corpus_path()))
     deadline = time.monotonic() + 300
     while controller.tokens is None and time.monotonic() < deadline:
@@ -96,7 +106,7 @@ def main() -> None:
     ticks, rss, restarts = [time.perf_counter()], [], [0]
     if args.gui_first:
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))  # 0: this (GUI) thread
-    watch = StallWatch(keep_others_normal=args.gui_first)
+    watch = StallWatch(keep_others_normal=args.gui_first, dump_to=args.dump_stalls)
 
     def tick() -> None:
         ticks.append(time.perf_counter())
@@ -144,6 +154,13 @@ def main() -> None:
           f"{stall_ms[int(0.999 * (len(stall_ms) - 1))]:.1f} ms, median gap "
           f"{1000 * statistics.median(gaps):.1f} ms, over 100 ms: "
           f"{sum(s > 100 for s in stall_ms)} of {len(stall_ms)} ticks")
+    if first_step:  # the start: torch's C library loads holding the GIL (benchmarks/README)
+        started = [b - a for a, b in zip(ticks, ticks[1:], strict=False) if b > first_step[0]]
+        before = [b - a for a, b in zip(ticks, ticks[1:], strict=False) if b <= first_step[0]]
+        print(f"  from Train to the first step logged ({first_step[0] - ticks[0]:.1f} s): "
+              f"longest {1000 * max(before, default=0.01) - 10:.0f} ms; from then on: longest "
+              f"{1000 * max(started) - 10:.0f} ms, over 100 ms: "
+              f"{sum(g > 0.11 for g in started)} of {len(started)} ticks")
     print(f"snapshots probed (model rebuilds): {getattr(probes, 'rebuilds', '?')}")
     print("RSS samples (min, MB): " + ", ".join(f"{t / 60:.0f}:{mb:.0f}"
                                                  for t, mb in rss[:: max(1, len(rss) // 12)]))

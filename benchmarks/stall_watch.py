@@ -13,11 +13,19 @@ Where Linux keeps scheduler statistics (/proc/self/task/TID/schedstat), each sta
 into the time the GUI thread ran, the time it was runnable but waited for a core (a loaded
 machine), and the rest (blocked: waiting for the GIL or a lock). Only the first is the window's
 own work.
+
+The Python samples cannot say which thread keeps the GUI thread blocked: the watcher needs the
+GIL to sample, so it never runs while another thread holds it. With `dump_to`, the GUI thread's
+tick also keeps `faulthandler`'s watchdog armed; that watchdog is a C thread that needs no GIL,
+and when the GUI thread goes `dump_after_s` without a tick it writes every thread's Python stack
+to the file, the GIL holder's included. The watcher adds a line after each stall so the dumps
+can be matched with stalls.
 """
 
 from __future__ import annotations
 
 import collections
+import faulthandler
 import os
 import sys
 import threading
@@ -29,7 +37,8 @@ OUR_CODE = ("workbench/", "pyqtgraph/")
 
 class StallWatch:
     def __init__(self, threshold_s: float = 0.05, every_s: float = 0.005,
-                 keep_others_normal: bool = False):
+                 keep_others_normal: bool = False, dump_to: str | None = None,
+                 dump_after_s: float = 0.3):
         """Make it on the GUI thread: that is the thread it watches. `keep_others_normal`:
         the GUI thread runs under a real-time policy (see `bench_soak --gui-first`), and every
         other thread of the process, which inherits that policy when it is made, is put back
@@ -44,17 +53,29 @@ class StallWatch:
         self.stalls: list[tuple[float, collections.Counter, tuple]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="stall-watch", daemon=True)
+        self.dump_after_s = dump_after_s
+        self._dump = open(dump_to, "w") if dump_to else None  # noqa: SIM115 (open until stop)
+        self._armed_at = 0.0
+        self.t0 = time.perf_counter()
 
     def start(self) -> None:
         self._thread.start()
 
     def tick(self) -> None:
         """Called by the GUI thread's timer."""
-        self.last_tick = time.perf_counter()
+        self.last_tick = now = time.perf_counter()
+        if self._dump is not None and now - self._armed_at > 0.05:
+            # Re-arming restarts the watchdog's countdown; every 50 ms is often enough for a
+            # 300 ms limit and keeps the cost (a thread start) off most ticks.
+            faulthandler.dump_traceback_later(self.dump_after_s, file=self._dump)
+            self._armed_at = now
 
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(1.0)
+        if self._dump is not None:
+            faulthandler.cancel_dump_traceback_later()
+            self._dump.close()
 
     def _watch(self) -> None:
         places: collections.Counter | None = None
@@ -76,6 +97,11 @@ class StallWatch:
                     places[self.place(frame)] += 1
             elif places is not None:
                 self.stalls.append((self.last_tick - began, places, self._split(sched, now)))
+                if self._dump is not None and self.last_tick - began >= self.dump_after_s:
+                    os.write(self._dump.fileno(), (
+                        f"=== stall of {1000 * (self.last_tick - began):.0f} ms ended at "
+                        f"{self.last_tick - self.t0:.1f} s{self._words(self.stalls[-1][2])}"
+                        " ===\n").encode())
                 places = None
             before = now
 
