@@ -141,7 +141,8 @@ def score_side(folder: Path, nanogpt: Path | None, corpus, blocks, marks: list[f
             logits_of = heldout.logits_function(model, False)
 
             def app_routine(ids, training=training, seq=seq, model=model):
-                windows = validation_windows(ids, training.batch_size, seq, training.eval_batches)
+                windows = validation_windows(ids, training.batch_size, seq, training.eval_batches,
+                                             bool(getattr(model, "supports_state", False)))
                 return evaluate(model, windows, torch.device("cpu"), False)
 
             row |= {"heldout": heldout.score(logits_of, *blocks), "app_val": app_routine(val),

@@ -54,6 +54,21 @@ def test_validation_windows_are_fixed_and_bounded():
     assert len(validation_windows(np.arange(200), 4, 10, count=2)) == 2
 
 
+def test_a_stateless_models_validation_samples_the_whole_split():
+    """A transformer's validation blocks are spread over the split, not the first windows of
+    a few rows: its figure then reads like the held-out text (issue 18, item 2)."""
+    ids = np.arange(10_000)
+    windows = validation_windows(ids, batch_size=4, seq_len=10, count=5, stateful=False)
+    assert len(windows) == 5 and all(x.shape == (4, 10) for x, _ in windows)
+    inputs = np.concatenate([x for x, _ in windows])
+    assert all(np.array_equal(y, x + 1) for x, y in windows)  # contiguous blocks, next tokens
+    assert inputs[:, 0].min() == 0 and inputs[:, -1].max() + 1 == len(ids) - 1
+    tenths = set((inputs[:, 0] * 10) // len(ids))
+    assert tenths == set(range(10))  # every tenth of the split is read
+    rows = validation_windows(ids, 4, 10, 5)  # a stateful model's: 5 windows of 4 rows
+    assert len(set((np.concatenate([x for x, _ in rows])[:, 0] * 10) // len(ids))) == 4
+
+
 def test_schedules():
     cosine = TrainingConfig(lr=1.0, schedule="cosine", warmup_steps=10, max_steps=110)
     assert lr_at(cosine, 0) == pytest.approx(0.1)

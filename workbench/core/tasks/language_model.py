@@ -91,7 +91,8 @@ class LanguageModelTask(Task):
         self.batches = training_batches(np.asarray(tokens.train), training.batch_size,
                                         self.seq_len, self.stateful, training.seed)
         self.val = validation_windows(np.asarray(tokens.val), training.batch_size, self.seq_len,
-                                      training.eval_batches) if len(tokens.val) >= 3 else []
+                                      training.eval_batches, self.stateful
+                                      ) if len(tokens.val) >= 3 else []
         self.prompt = sample_prompt(self.data.tokenizer, np.asarray(
             tokens.val if len(tokens.val) else tokens.train))
         self.seed = training.seed
