@@ -11,7 +11,11 @@ on random character ids, batch and sequence length as in the preset. Modes:
 - `2`: two threads, OpenMP's default wait policy (its threads spin a while after each
   parallel region, waiting for the next);
 - `2-passive`: two threads, OMP_WAIT_POLICY=PASSIVE (an idle thread sleeps at once);
-- `2-interop1`: two intra-op threads and one inter-op thread.
+- `2-interop1`: two intra-op threads and one inter-op thread;
+- `2-spin10k`, `2-spin100k`: two threads that spin 10,000 or 100,000 times before they sleep
+  (GOMP_SPINCOUNT, read by the GNU OpenMP that torch's Linux wheels ship; the default spins
+  300,000 times, PASSIVE not at all): long enough to catch the next small kernel of a step,
+  short enough to give the core back between steps.
 
 Tokens/s are medians; the modes run in turn, rotated every repeat, so load drifts hit them all
 alike. Read the ratio to mode `1` of the same repeat.
@@ -28,7 +32,9 @@ import sys
 import time
 
 MODES = {"1": (1, {}), "2": (2, {}), "2-passive": (2, {"OMP_WAIT_POLICY": "PASSIVE"}),
-         "2-interop1": (2, {"INTEROP": "1"})}
+         "2-interop1": (2, {"INTEROP": "1"}),
+         "2-spin10k": (2, {"GOMP_SPINCOUNT": "10000"}),
+         "2-spin100k": (2, {"GOMP_SPINCOUNT": "100000"})}
 
 
 def child(preset: str, threads: int, steps: int) -> None:
