@@ -162,6 +162,16 @@ def main() -> None:
               f"{1000 * max(started) - 10:.0f} ms, over 100 ms: "
               f"{sum(g > 0.11 for g in started)} of {len(started)} ticks")
     print(f"snapshots probed (model rebuilds): {getattr(probes, 'rebuilds', '?')}")
+    # do stalls grow as runs pile up (each restart adds a run to the overlays)? per 10 minutes:
+    periods: dict[int, list[int]] = {}
+    for a, b in zip(ticks, ticks[1:], strict=False):
+        counts = periods.setdefault(int((b - ticks[0]) // 600), [0, 0, 0])
+        counts[0] += b - a > 0.06
+        counts[1] += b - a > 0.11
+        counts[2] = max(counts[2], round(1000 * (b - a)) - 10)
+    print("stalls per 10 minutes (over 50 ms / over 100 ms / longest ms): " + ", ".join(
+        f"{10 * k}-{10 * k + 10}: {n50}/{n100}/{top}" for k, (n50, n100, top)
+        in sorted(periods.items())))
     print("RSS samples (min, MB): " + ", ".join(f"{t / 60:.0f}:{mb:.0f}"
                                                  for t, mb in rss[:: max(1, len(rss) // 12)]))
     print(watch.report())
