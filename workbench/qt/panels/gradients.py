@@ -129,8 +129,9 @@ class GradientsPanel(InspectorPanel):
         for k, (name, y, pen, colour) in wanted.items():
             item = self.curve_items.get(k)
             if item is None:
-                self.curve_items[k] = self.plot.plot(np.arange(len(y)), y, pen=pen, name=name,
-                                               symbol="o", symbolSize=4, symbolBrush=colour)
+                self.curve_items[k] = self.plot.plot(
+                    np.arange(len(y)), y, pen=pen, name=name, symbol="o", symbolSize=4,
+                    symbolBrush=colour)
                 continue
             item.setData(np.arange(len(y)), y, pen=pen, symbolBrush=colour, name=name)
             label = self.legend.getLabel(item)
