@@ -115,3 +115,22 @@ def test_tied_weights_are_saved_and_stay_tied(tmp_path):
     load_weights_into(fresh, load_checkpoint(tmp_path))
     assert torch.equal(fresh.out.weight, model.out.weight)
     assert fresh.embed.weight is fresh.out.weight
+
+
+def test_a_gpu_runs_fused_optimizer_state_resumes_on_the_cpu_with_the_cpu_optimizer(tmp_path):
+    """A GPU run's AdamW is fused; its saved groups say so. Resumed on a CPU, the optimizer
+    keeps its own implementation and the saved moments, and steps."""
+    from workbench.core.config.training import TrainingConfig
+    from workbench.core.training.setup import load_optimizer_state, make_optimizer
+
+    model, optimizer, state = _trained()
+    optimizer.param_groups[0]["fused"] = True  # as make_optimizer builds it on CUDA
+    save_checkpoint(tmp_path, "latest", model, optimizer, {"step": 3}, state)
+    resumed = make_optimizer(model, TrainingConfig())
+    load_optimizer_state(resumed, load_checkpoint(tmp_path).optimizer)
+    assert not resumed.param_groups[0]["fused"]
+    moments = [s["exp_avg"] for s in resumed.state.values()]
+    assert moments and all(m.abs().sum() > 0 for m in moments)
+    logits, _ = model(torch.randint(0, 10, (2, 5)))
+    logits.sum().backward()
+    resumed.step()

@@ -51,8 +51,11 @@ class Batch:
     fresh: bool = True
 
     def to(self, device: torch.device) -> Batch:
-        moved = {k: (torch.from_numpy(v).to(device) if isinstance(v, np.ndarray) else v)
-                 for k, v in self.arrays.items()}
+        # non_blocking: a blocking copy to a GPU waits for all the work queued before it; from
+        # pageable memory the driver stages the bytes at once, so the arrays may go right after
+        blocking = device.type != "cuda"
+        moved = {k: (torch.from_numpy(v).to(device, non_blocking=not blocking)
+                     if isinstance(v, np.ndarray) else v) for k, v in self.arrays.items()}
         return Batch(moved, self.tokens, self.fresh)
 
     def __getitem__(self, name: str) -> Any:

@@ -29,7 +29,21 @@ def make_optimizer(model: torch.nn.Module, config: TrainingConfig) -> torch.opti
     if config.optimizer == "sgd":
         return torch.optim.SGD(params, lr=config.lr, momentum=config.momentum,
                                weight_decay=config.weight_decay)
-    return torch.optim.AdamW(params, lr=config.lr, weight_decay=config.weight_decay)
+    # On a GPU the fused AdamW updates every tensor in one kernel. The trainer reads each
+    # step's loss before updating (the divergence guard), so the GPU waits while the update is
+    # launched; the default multi-tensor AdamW's series of launches was part of that wait.
+    fused = bool(params) and all(p.device.type == "cuda" for p in params)
+    return torch.optim.AdamW(params, lr=config.lr, weight_decay=config.weight_decay,
+                             fused=fused or None)
+
+
+def load_optimizer_state(optimizer: torch.optim.Optimizer, state: dict) -> None:
+    """Load a saved optimizer state but keep this optimizer's implementation: the saved
+    groups carry the `fused` flag of the device that wrote them (a GPU run resumed on a CPU)."""
+    kept = [{k: group.get(k) for k in ("fused", "foreach")} for group in optimizer.param_groups]
+    optimizer.load_state_dict(state)
+    for group, flags in zip(optimizer.param_groups, kept, strict=True):
+        group.update(flags)
 
 
 def autocast(device: torch.device, enabled: bool):

@@ -62,7 +62,7 @@ from workbench.core.training.checkpoint_meta import check_run_fields
 from workbench.core.training.evaluation import ModelHooks
 from workbench.core.training.guard import DivergenceGuard
 from workbench.core.training.schedules import lr_at
-from workbench.core.training.setup import autocast, make_optimizer
+from workbench.core.training.setup import autocast, load_optimizer_state, make_optimizer
 
 # Progress only moves the status bar: a few updates a second are enough, and a tiny model
 # logging every few milliseconds must not flood the GUI thread with them.
@@ -158,7 +158,7 @@ class Trainer:
         saved, _ = checkpoints.load_resumable(self.checkpoint_dir)  # recipe_run says which
         check_run_fields(saved.meta, f"The checkpoint of {self.run_dir.name}")
         checkpoints.load_weights_into(self.model, saved, f"checkpoint in {self.run_dir}")
-        self.optimizer.load_state_dict(saved.optimizer)
+        load_optimizer_state(self.optimizer, saved.optimizer)
         meta = saved.meta
         self.step = saved.step
         self.tokens_seen = int(meta.get("tokens_seen", 0))
@@ -246,8 +246,10 @@ class Trainer:
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 limit = config.grad_clip if config.grad_clip > 0 else math.inf
-                norm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), limit))
-                loss_value, stop = self.ctx.step_agreement(loss.item())
+                norm = torch.nn.utils.clip_grad_norm_(model.parameters(), limit)
+                # one read from the device for both numbers: each read waits for the GPU
+                norm, loss_value = torch.stack([norm.float(), loss.detach().float()]).tolist()
+                loss_value, stop = self.ctx.step_agreement(loss_value)
                 problem = self.guard.problem(loss_value, norm)
                 if problem:
                     good = self.guard.roll_back(step, problem, model, self.optimizer)
