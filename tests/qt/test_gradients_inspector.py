@@ -73,3 +73,36 @@ def test_normalising_divides_by_the_last_step(qtbot, panel):
         assert np.isclose(y[-1], 1.0)
     header, columns = panel._data()
     assert header[0] == "t" and len(columns) == 3
+
+
+def test_clear_other_runs_keeps_the_run_being_probed(qtbot, panel):
+    """The live run was opened first and another run after it: clearing keeps the live one."""
+    publish(qtbot, panel, 100, run="lstm-run", run_dir="/runs/a-lstm")
+    publish(qtbot, panel, 50, run="gru-run", arch="gru", run_dir="/runs/b-gru")
+    publish(qtbot, panel, 200, run="lstm-run", run_dir="/runs/a-lstm")
+    panel.clear_other_runs()
+    assert [name for name, _ in panel.curves()] == ["lstm-run @ 200: lstm0",
+                                                    "lstm-run @ 200: lstm1"]
+
+
+def test_the_overlay_keeps_the_latest_runs_and_their_colours(qtbot, panel):
+    from workbench.qt.panels.gradients import MAX_RUNS
+
+    def colour_of(run):
+        item = next(i for i in panel.plot.getPlotItem().listDataItems()
+                    if panel.legend.getLabel(i).text.startswith(f"{run} @"))
+        return item.opts["pen"].color().name()
+
+    publish(qtbot, panel, 10, run="lstm-live", run_dir="/runs/live")
+    for n in range(MAX_RUNS):  # the live run is probed again between the others
+        publish(qtbot, panel, n, run=f"lstm-old{n}", run_dir=f"/runs/old{n}")
+        publish(qtbot, panel, 20 + n, run="lstm-live", run_dir="/runs/live")
+    colours = {run: colour_of(run)
+               for run in ("lstm-live", "lstm-old2", f"lstm-old{MAX_RUNS - 1}")}
+    publish(qtbot, panel, 99, run="lstm-new", run_dir="/runs/new")
+    runs = {name.split(" @")[0] for name, _ in panel.curves()}
+    # lstm-old0 and -old1, probed longest ago, went; the live run stays though it began first
+    assert runs == {"lstm-live", "lstm-new", *(f"lstm-old{n}" for n in range(2, MAX_RUNS))}
+    assert len(panel.plot.getPlotItem().listDataItems()) == 2 * MAX_RUNS
+    assert {run: colour_of(run) for run in colours} == colours  # nobody's colour moved
+    assert len({colour_of(run) for run in runs}) == MAX_RUNS  # and no two runs share one

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -63,3 +65,27 @@ def test_a_shorter_probe_shows_only_its_own_path_labels(panel, qtbot):
     shown = [item.toPlainText() for item in panel.path_labels if item.isVisible()]
     assert shown == [visible_token(t) for t in trace.token_text[:short]]
     assert len(panel.path_labels) == len(trace.token_text)  # none made anew
+
+
+def test_a_new_probe_updates_the_table_in_place_and_widens_for_longer_text(panel):
+    """While a model trains, each probe of the same text keeps the table's cells and changes
+    their texts; a prediction longer than any before widens its column."""
+    trace = lstm_trace(200)
+    kept = panel.table.item(3, 2)
+    trace.extras["topk_probs"] = trace.extras["topk_probs"] * 0 + 0.25
+    panel.show_trace(trace)
+    assert panel.table.item(3, 2) is kept and kept.text() == "e  0.25"
+    assert panel.table.item(5, 1).text() == f"{trace.extras['token_loss'][5]:.2f}"
+    width = panel.table.columnWidth(2)
+    trace.extras["topk_text"] = trace.extras["topk_text"].copy()
+    trace.extras["topk_text"][3, 0] = "amuchlongerprediction"
+    panel.show_trace(trace)
+    assert panel.table.item(3, 2).text() == "amuchlongerprediction  0.25"
+    assert panel.table.columnWidth(2) > width
+    whole = lstm_trace(200)
+    cut = {name: whole.extras[name][:-3] for name in
+           ("topk_ids", "topk_probs", "topk_text", "token_loss", "pca_path")}
+    shorter = dataclasses.replace(whole, token_text=whole.token_text[:-3],
+                                  extras={**whole.extras, **cut})
+    panel.show_trace(shorter)
+    assert panel.table.rowCount() == len(shorter.token_text)

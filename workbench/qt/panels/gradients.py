@@ -3,7 +3,9 @@
 The curve shows how much the probe's loss still depends on the state at each earlier step:
 falling steeply going back is the vanishing gradient, rising the exploding one (SEEDS.md 4.2
 figure 12). Each new snapshot replaces its run's curves; curves of other runs stay, so the
-Elman RNN, LSTM and GRU runs a user opened can be compared on one plot.
+Elman RNN, LSTM and GRU runs a user opened can be compared on one plot. The latest MAX_RUNS runs
+stay: a lesson's dozen restarted runs made a legend taller than the plot, and every curve's
+markers were painted again on each probe (bench_soak's stalls grew with the runs).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from workbench.qt.widgets.cell_equations import card_html
 from workbench.qt.widgets.log_axis import log_axes
 from workbench.qt.widgets.plot_export import PlotExportBar
 
+MAX_RUNS = 6  # runs overlaid; the one probed longest ago goes first, never the live one
 LAYER_STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine,
                 Qt.PenStyle.DashDotLine)
 
@@ -41,6 +44,9 @@ class GradientsPanel(InspectorPanel):
         # run folder (the label when a snapshot has none) -> (legend label, step, {layer name:
         # norms (T-1,)}): one entry per run, keyed by folder since two runs may share a name
         self.runs: dict[str, tuple[str, int, dict[str, np.ndarray]]] = {}
+        self.current = ""  # the run of the latest snapshot
+        self.probed: dict[str, int] = {}  # run -> when it was last probed (a counter)
+        self.colours: dict[str, int] = {}  # run -> its colour, kept while it stays
         self.tokens: list[str] = []
         self.title_text = LM_TITLE
         self.log_scale = QCheckBox("Log scale")
@@ -50,6 +56,8 @@ class GradientsPanel(InspectorPanel):
         self.normalise.setToolTip("Compare the decay of runs whose losses differ in size.")
         self.normalise.toggled.connect(self._draw)
         clear = QPushButton("Clear other runs")
+        clear.setToolTip(f"Keep only the run being probed. The plot keeps the latest {MAX_RUNS} "
+                         "runs by itself.")
         clear.clicked.connect(self.clear_other_runs)
         self.plot = readable(pg.PlotWidget(background="w", axisItems=log_axes("left")))
         self.plot.setLabel("bottom", "time step t (probe token)")
@@ -88,11 +96,22 @@ class GradientsPanel(InspectorPanel):
         if any(other == label and k != key for k, (other, _, _) in self.runs.items()):
             label = f"{label} [{Path(key).name}]"  # the same name, another folder
         self.runs[key] = (label, int(trace.extras.get("step", 0)), norms)
+        self.current = key
+        self.probed[key] = max(self.probed.values(), default=0) + 1
+        while len(self.runs) > MAX_RUNS:
+            oldest = min((k for k in self.runs if k != key), key=self.probed.__getitem__)
+            self._forget(oldest)
+        if key not in self.colours:  # the first colour no overlaid run has
+            self.colours[key] = min(set(range(MAX_RUNS)) - set(self.colours.values()))
         self._draw()
 
+    def _forget(self, key: str) -> None:
+        for table in (self.runs, self.probed, self.colours):
+            table.pop(key, None)
+
     def clear_other_runs(self) -> None:
-        keep = list(self.runs)[-1:]
-        self.runs = {k: self.runs[k] for k in keep}
+        for key in [k for k in self.runs if k != self.current]:
+            self._forget(key)
         self._draw()
 
     def curves(self) -> list[tuple[str, np.ndarray]]:
@@ -116,14 +135,15 @@ class GradientsPanel(InspectorPanel):
             self._log_mode = log
         wanted = {}
         drawn = iter(self.curves())
-        for run_index, (key, (_, _, norms)) in enumerate(self.runs.items()):
+        for key, (_, _, norms) in self.runs.items():
+            colour = series_colour(self.colours.get(key, 0))
             for layer_index, layer in enumerate(norms):
                 name, y = next(drawn)
                 if log:
                     y = np.maximum(y, 1e-30)  # log of an exact zero would drop the point
-                pen = pg.mkPen(series_colour(run_index), width=2,
+                pen = pg.mkPen(colour, width=2,
                                style=LAYER_STYLES[layer_index % len(LAYER_STYLES)])
-                wanted[(key, layer)] = (name, y, pen, series_colour(run_index))
+                wanted[(key, layer)] = (name, y, pen, colour)
         for gone in [k for k in self.curve_items if k not in wanted]:
             self.plot.removeItem(self.curve_items.pop(gone))
         for k, (name, y, pen, colour) in wanted.items():

@@ -76,6 +76,9 @@ class NextTokenPanel(InspectorPanel):
         self.path_dots = pg.ScatterPlotItem(size=9)
         self.path_plot.addItem(self.path_dots)
         self.path_labels: list[pg.TextItem] = []
+        self.dot_brushes: list = []
+        self.axis_labels: tuple[str, str] = ("", "")
+        self.column_chars: list[int] = []  # the longest text each table column has had
         self.tabs = QTabWidget()
         self.tabs.addTab(column(self.bars_plot, PlotExportBar(
             self.bars_plot, self._bar_data, "next_token", controller.report_error)),
@@ -107,22 +110,7 @@ class NextTokenPanel(InspectorPanel):
         self.text_view.setText(loss_html(trace.token_text, losses, top)
                                + f"<small>mean loss {mean:.3f} nats/token, "
                                  f"{mean / np.log(2):.3f} bits</small>")
-        k = x["topk_ids"].shape[1]
-        self.table.blockSignals(True)
-        self.table.clear()
-        self.table.setRowCount(len(trace.token_text))
-        self.table.setColumnCount(2 + k)
-        self.table.setHorizontalHeaderLabels(["token", "loss"] + [f"next #{i + 1}"
-                                                                   for i in range(k)])
-        for t, token in enumerate(trace.token_text):
-            self.table.setItem(t, 0, QTableWidgetItem(visible_token(token)))
-            self.table.setItem(t, 1, QTableWidgetItem(
-                "" if not np.isfinite(losses[t]) else f"{losses[t]:.2f}"))
-            for i in range(k):
-                text = f"{visible_token(str(x['topk_text'][t, i]))}  {x['topk_probs'][t, i]:.2f}"
-                self.table.setItem(t, 2 + i, QTableWidgetItem(text))
-        self.table.blockSignals(False)
-        self.table.resizeColumnsToContents()
+        self._fill_table(trace, losses)
         self._draw_path()
         self.select_position(min(self.position, len(trace.token_text) - 1))
 
@@ -146,13 +134,50 @@ class NextTokenPanel(InspectorPanel):
             self.table.selectRow(t)
             self.table.blockSignals(False)
 
+    def _fill_table(self, trace: Trace, losses: np.ndarray) -> None:
+        """Give the table this probe's cells. The probe text stays from probe to probe while a
+        model trains, so the items are kept and only changed texts set, and the columns are
+        measured again only when a text is longer than any before it: clearing, refilling and
+        measuring every cell was most of this panel's time on the GUI thread (bench_soak)."""
+        x = trace.extras
+        k = x["topk_ids"].shape[1]
+        shape = (len(trace.token_text), 2 + k)
+        self.table.blockSignals(True)
+        if (self.table.rowCount(), self.table.columnCount()) != shape:
+            self.table.clearContents()
+            self.table.setRowCount(shape[0])
+            self.table.setColumnCount(shape[1])
+            self.table.setHorizontalHeaderLabels(["token", "loss"] + [f"next #{i + 1}"
+                                                                       for i in range(k)])
+            self.column_chars = [0] * shape[1]
+        longer = False
+        for t, token in enumerate(trace.token_text):
+            cells = [visible_token(token),
+                     "" if not np.isfinite(losses[t]) else f"{losses[t]:.2f}"]
+            cells += [f"{visible_token(str(x['topk_text'][t, i]))}  {x['topk_probs'][t, i]:.2f}"
+                      for i in range(k)]
+            for c, text in enumerate(cells):
+                item = self.table.item(t, c)
+                if item is None:
+                    self.table.setItem(t, c, QTableWidgetItem(text))
+                elif item.text() != text:
+                    item.setText(text)
+                if len(text) > self.column_chars[c]:
+                    self.column_chars[c], longer = len(text), True
+        self.table.blockSignals(False)
+        if longer:
+            self.table.resizeColumnsToContents()
+
     def _draw_path(self) -> None:
         plot = self.path_plot
         path = self.trace.extras.get("pca_path")
         path = np.zeros((0, 2)) if path is None else np.asarray(path)
         self.path_line.setData(path[:, 0], path[:, 1])
-        colours = pg.colormap.get("viridis").map(np.linspace(0, 1, len(path)), mode="qcolor")
-        self.path_dots.setData(path[:, 0], path[:, 1], brush=[pg.mkBrush(c) for c in colours])
+        if len(self.dot_brushes) != len(path):  # the same brushes each probe: the scatter
+            colours = pg.colormap.get("viridis").map(  # renders a symbol per new brush
+                np.linspace(0, 1, len(path)), mode="qcolor")
+            self.dot_brushes = [pg.mkBrush(c) for c in colours]
+        self.path_dots.setData(path[:, 0], path[:, 1], brush=self.dot_brushes)
         while len(self.path_labels) < len(path):
             label = pg.TextItem(color="k", anchor=(0, 1))
             plot.addItem(label)
@@ -160,13 +185,18 @@ class NextTokenPanel(InspectorPanel):
         for i, label in enumerate(self.path_labels):
             label.setVisible(i < len(path))
             if i < len(path):
-                label.setText(visible_token(self.trace.token_text[i]))
+                text = visible_token(self.trace.token_text[i])
+                if label.toPlainText() != text:
+                    label.setText(text)
                 label.setPos(*path[i])
         if not len(path):
             return
         ratio = self.trace.extras.get("pca_explained", np.zeros(2))
-        plot.setLabel("bottom", f"PC1 ({ratio[0]:.0%} of variance)")
-        plot.setLabel("left", f"PC2 ({ratio[1]:.0%})")
+        labels = (f"PC1 ({ratio[0]:.0%} of variance)", f"PC2 ({ratio[1]:.0%})")
+        if labels != self.axis_labels:  # setting a label lays the plot out again
+            self.axis_labels = labels
+            plot.setLabel("bottom", labels[0])
+            plot.setLabel("left", labels[1])
         set_title(plot, "last layer's state along the probe (dark → light = later)")
 
     def _bar_data(self):
