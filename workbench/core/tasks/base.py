@@ -53,7 +53,7 @@ class Batch:
     def to(self, device: torch.device) -> Batch:
         # non_blocking: a blocking copy to a GPU waits for all the work queued before it; from
         # pageable memory the driver stages the bytes at once, so the arrays may go right after
-        blocking = device.type != "cuda"
+        blocking = torch.device(device).type != "cuda"
         moved = {k: (torch.from_numpy(v).to(device, non_blocking=not blocking)
                      if isinstance(v, np.ndarray) else v) for k, v in self.arrays.items()}
         return Batch(moved, self.tokens, self.fresh)
