@@ -248,7 +248,9 @@ class Trainer:
                 limit = config.grad_clip if config.grad_clip > 0 else math.inf
                 norm = torch.nn.utils.clip_grad_norm_(model.parameters(), limit)
                 # one read from the device for both numbers: each read waits for the GPU
-                norm, loss_value = torch.stack([norm.float(), loss.detach().float()]).tolist()
+                # (clip_grad_norm_ gives a CPU zero when no parameter has a gradient)
+                norm, loss_value = torch.stack([norm.float().to(loss.device),
+                                                loss.detach().float()]).tolist()
                 loss_value, stop = self.ctx.step_agreement(loss_value)
                 problem = self.guard.problem(loss_value, norm)
                 if problem:
