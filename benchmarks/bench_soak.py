@@ -40,6 +40,26 @@ def rss_mb() -> float:
         return psutil.Process().memory_info().rss / 2**20
 
 
+def watch_collections() -> list[float]:
+    """Durations of Python's full (generation 2) garbage collections from now on, on any
+    thread: a collection holds the GIL, so a long one stalls the window."""
+    import gc
+
+    pauses: list[float] = []
+    started = [0.0]
+
+    def on_collect(phase: str, info: dict) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            pauses.append(time.perf_counter() - started[0])
+
+    gc.callbacks.append(on_collect)
+    return pauses
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=60.0)
@@ -65,6 +85,7 @@ def main() -> None:
     from workbench.core.config.models import LstmConfig
     from workbench.core.config.training import TrainingConfig
     from workbench.core.events import JobFailed, StepLogged
+    from workbench.core.heap import heap_usage_mb
     from workbench.core.resources import default_corpus_path
 
     app = QApplication.instance() or QApplication([])
@@ -103,7 +124,14 @@ def main() -> None:
         log_every=10, sample_every=200, sample_length=100, warmup_steps=50, lr=3e-3,
         checkpoint_every=500, device="cpu"))
 
-    ticks, rss, restarts = [time.perf_counter()], [], [0]
+    # Let the five floating windows paint once, as they have by the time a user clicks Train:
+    # their first paint together (~0.2 s) is opening panels, not training.
+    settle_until = time.monotonic() + 3
+    while time.monotonic() < settle_until:
+        app.processEvents()
+        time.sleep(0.01)
+    ticks, rss, heaps, restarts = [time.perf_counter()], [], [], [0]
+    pauses = watch_collections()
     if args.gui_first:
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))  # 0: this (GUI) thread
     watch = StallWatch(keep_others_normal=args.gui_first, dump_to=args.dump_stalls)
@@ -128,6 +156,7 @@ def main() -> None:
         now = time.monotonic()
         if now >= next_sample:
             rss.append((now - start, rss_mb()))
+            heaps.append(heap_usage_mb())
             next_sample = now + 10
         if not controller.jobs.busy and not failures:
             restarts[0] += 1
@@ -172,8 +201,14 @@ def main() -> None:
     print("stalls per 10 minutes (over 50 ms / over 100 ms / longest ms): " + ", ".join(
         f"{10 * k}-{10 * k + 10}: {n50}/{n100}/{top}" for k, (n50, n100, top)
         in sorted(periods.items())))
-    print("RSS samples (min, MB): " + ", ".join(f"{t / 60:.0f}:{mb:.0f}"
-                                                 for t, mb in rss[:: max(1, len(rss) // 12)]))
+    every = max(1, len(rss) // 12)
+    print("RSS samples (min, MB): " + ", ".join(f"{t / 60:.0f}:{mb:.0f}" for t, mb in rss[::every]))
+    if heaps[0] is not None:  # glibc: is a growth blocks in use (a leak) or free ones kept?
+        print("C heap in use / kept free / mmap'ed (MB): " + ", ".join(
+            f"{t / 60:.0f}:{h['in_use']:.0f}/{h['free']:.0f}/{h['mapped']:.0f}"
+            for (t, _), h in zip(rss[::every], heaps[::every], strict=True)))
+    print(f"garbage collections of the oldest generation: {len(pauses)}, longest "
+          f"{1000 * max(pauses, default=0):.0f} ms, over 50 ms: {sum(p > 0.05 for p in pauses)}")
     print(watch.report())
     controller.shutdown()
 

@@ -88,3 +88,23 @@ def test_a_window_freed_without_closing_hands_collection_back(qtbot, settings):
     window.deleteLater()
     del window
     qtbot.waitUntil(gc.isenabled, timeout=5000)
+
+
+def test_an_import_burst_is_frozen_without_walking_its_young_objects(qtbot, collections,
+                                                                    monkeypatch):
+    collector = GuiThreadCollector(interval_ms=60_000)
+    try:
+        before = gc.get_freeze_count()
+        burst = [Node() for _ in range(60_000)]  # what a big import leaves in generation 0
+        monkeypatch.setattr(collector, "_modules_at_freeze", -1_000)  # as if 1,000 imported
+        collections.clear()
+        collector.collect_due()
+        assert collections == []  # no pass over the 60,000 young objects
+        assert gc.get_freeze_count() >= before + 60_000
+        small = [Node() for _ in range(100)]
+        monkeypatch.setattr(collector, "_modules_at_freeze", -1_000)
+        collector.collect_due()
+        assert collections  # a small young generation is collected before the freeze
+        del burst, small
+    finally:
+        collector.stop()

@@ -185,6 +185,7 @@ def preload_heavy_modules() -> None:
             import scipy.spatial  # noqa: F401
         finally:
             preload.scipy_imported()
+        preload.load_torch_libraries()  # the C++ part, without holding the GIL
         import torch  # noqa: F401
 
     threading.Thread(target=load, name="preload-torch", daemon=True).start()

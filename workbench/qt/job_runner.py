@@ -17,6 +17,7 @@ import weakref
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from workbench.core.events import TERMINAL_EVENTS, Event, JobStarted, Progress
+from workbench.core.heap import trim_free_memory
 from workbench.core.jobs import JobControl, JobSpec, drive
 
 # Every worker thread ever started, so the test suite can fail a test that leaves one running.
@@ -49,8 +50,11 @@ class _WorkerThread(QThread):
 
     def run(self) -> None:
         yield_cores_to_the_window()
-        for event in drive(self._spec, self._control):
-            self.event_ready.emit(event)
+        try:
+            for event in drive(self._spec, self._control):
+                self.event_ready.emit(event)
+        finally:
+            trim_free_memory()  # what the job freed goes back to the system (core/heap.py)
 
 
 def yield_cores_to_the_window() -> None:
