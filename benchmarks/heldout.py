@@ -8,6 +8,13 @@ the validation split as its val.bin. Scoring cuts every test piece into fresh bl
 `block` as input from a fresh start (no state carried in, so a recurrent model and a
 transformer with a 64-character context are read alike) and averages the cross-entropy of
 the next characters: nats per character over every block.
+
+A recurrent model is used with its state carried: the console generates that way, and the
+app's validation carries it through 10 consecutive windows. `score_carried` reads it so: each
+test piece whole, in one pass from a fresh start, every character after the piece's first
+predicted with all of the piece before it. bench_nanogpt gives both figures for such a model:
+fresh blocks to compare with nanoGPT's 64-character context like for like, carried state to
+compare with the app's own validation (issue 18, item 2).
 """
 
 from __future__ import annotations
@@ -63,6 +70,29 @@ def score(logits_of: Callable, inputs: np.ndarray, targets: np.ndarray, batch: i
             total += float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1),
                                            reduction="sum"))
             count += y.numel()
+    return total / count
+
+
+def score_carried(logits_of: Callable, ids: np.ndarray, pieces: list[tuple[int, int]]) -> float:
+    """Mean next-token cross-entropy in nats over whole pieces: `logits_of(x, y)` gets each
+    piece as one (1, length - 1) sequence, so a recurrent model carries its state from the
+    piece's first character to its last (and never across a seam)."""
+    import torch
+    import torch.nn.functional as F
+
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for start, end in pieces:
+            if end - start < 2:
+                continue
+            piece = torch.from_numpy(np.asarray(ids[start:end], dtype=np.int64))
+            x, y = piece[None, :-1], piece[None, 1:]
+            logits = logits_of(x, y).float()
+            total += float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1),
+                                           reduction="sum"))
+            count += y.numel()
+    if count == 0:
+        raise ValueError("no test piece is longer than one token")
     return total / count
 
 

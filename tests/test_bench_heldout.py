@@ -68,3 +68,42 @@ def test_benchmark_without_nanogpt_says_how_to_get_it(monkeypatch, capsys, tmp_p
     bench_nanogpt.main()
     out = capsys.readouterr().out
     assert "skipped" in out and "git clone https://github.com/karpathy/nanoGPT" in out
+
+
+def test_carried_scoring_reads_each_test_piece_whole_and_never_across_a_seam():
+    ids = np.arange(20_000) % 50
+    pieces = heldout.test_pieces(len(ids), 0.1, 0.1, stripes=4)
+    seen = []
+
+    def uniform(x, y):
+        seen.append(x.shape)
+        return torch.zeros(*x.shape, 50)
+
+    assert heldout.score_carried(uniform, ids, pieces) == pytest.approx(math.log(50))
+    # one sequence per piece, each the whole piece but its last character as input
+    assert seen == [(1, end - start - 1) for start, end in pieces]
+
+    def oracle(x, y):
+        return torch.nn.functional.one_hot(y, 50).float() * 100.0
+
+    assert heldout.score_carried(oracle, ids, pieces) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_carried_scoring_lets_a_recurrent_model_use_what_came_before_the_block():
+    # Every piece repeats its own first character: only context from the piece's start
+    # predicts the rest. A model that echoes the first input it saw is sure when it is handed
+    # the whole piece, and right only by chance from fresh 8-token blocks of other text.
+    rng = np.random.default_rng(1)
+    pieces = [(k * 100, k * 100 + 100) for k in range(20)]
+    ids = np.concatenate([np.r_[rng.integers(0, 10), rng.integers(10, 20, 99)] for _ in pieces])
+    for start, _ in pieces:
+        ids[start + 1:start + 100:2] = ids[start]
+
+    def echo_first(x, y):  # sure that every other target is the sequence's first token
+        logits = torch.zeros(*x.shape, 20)
+        logits[:, 0::2, :] = torch.nn.functional.one_hot(x[:, :1], 20).float() * 50.0
+        return logits
+
+    carried = heldout.score_carried(echo_first, ids, pieces)
+    fresh = heldout.score(echo_first, *heldout.heldout_blocks(ids, pieces, block=8))
+    assert carried < fresh - 1.0
