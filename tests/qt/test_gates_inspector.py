@@ -88,3 +88,12 @@ def test_snapshots_arriving_quickly_refresh_once_now_and_once_with_the_latest(qt
     timer.start(1)
     qtbot.waitUntil(lambda: int(panel.trace.extras["step"]) == 400, timeout=3000)
     assert [p[0] for p in probes] == [100, 400]
+
+
+def test_a_new_run_starts_its_own_saturation_slider(qtbot, panel):
+    for step in (100, 200):
+        publish(qtbot, panel, step)
+    with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):
+        panel.controller.set_snapshot(snapshot(100, run_dir="/runs/second"))
+    # the second run's step 100 is shown, not dropped because the first run had a step 100
+    assert panel.slider.maximum() == 0 and "step 100 (1/1)" in panel.slider_label.text()

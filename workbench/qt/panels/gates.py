@@ -23,6 +23,7 @@ from workbench.qt.widgets.boxes import column, readable, row, set_title
 from workbench.qt.widgets.cell_equations import card_html
 from workbench.qt.widgets.heatmap import Heatmap
 from workbench.qt.widgets.plot_export import PlotExportBar
+from workbench.qt.widgets.probe_bar import model_key
 from workbench.qt.widgets.worked_view import WorkedView
 
 ORDER = ("i", "f", "g", "o", "c", "r", "z", "z_course", "n", "h")
@@ -65,6 +66,7 @@ class GatesPanel(InspectorPanel):
         super().__init__(controller, parent)
         self.unit = 0
         self.history: list[tuple[int, dict[str, np.ndarray]]] = []  # (step, saturation extras)
+        self._history_model: tuple[str, str] = ("", "")  # the run the history is of
         self.layer_box = self.add_choice("Layer")
         self.gate_box = self.add_choice("Gate / state")
         self.cmap_box = self.add_choice("Colours", ("viridis", "cividis"))
@@ -118,8 +120,11 @@ class GatesPanel(InspectorPanel):
         layers = [layer for layer in trace.layers if layer.kind in RECURRENT]
         step = int(trace.extras.get("step", 0))
         saturation = {k: v for k, v in trace.extras.items() if k.startswith("saturation/")}
-        if saturation and not any(s == step for s, _ in self.history):
-            self.history.append((step, saturation))
+        model = model_key(self.probe_bar.traced_snapshot)
+        if model != self._history_model:  # another run: its own slider (a later run's steps
+            self._history_model, self.history = model, []  # were dropped as already seen)
+        if saturation:
+            self.history = [h for h in self.history if h[0] != step] + [(step, saturation)]
             self.history.sort(key=lambda item: item[0])
             self.slider.setRange(0, len(self.history) - 1)
             self.slider.setValue(len(self.history) - 1)
