@@ -13,7 +13,6 @@ the job thread calls it when a job ends, at most every `TRIM_EVERY_S`. Elsewhere
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import sys
 import threading
 import time
@@ -26,8 +25,8 @@ _last_trim = [float("-inf")]
 def _libc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    try:  # by its glibc name: find_library would run ldconfig at start-up (the window imports this)
+        libc = ctypes.CDLL("libc.so.6")
         libc.malloc_trim  # noqa: B018 - glibc only: musl has none
     except (OSError, AttributeError):
         return None
