@@ -60,6 +60,27 @@ def watch_collections() -> list[float]:
     return pauses
 
 
+def census(docks, names) -> str:
+    """What each window holds: graphics items and data points in its plots, text blocks in its
+    text views. A count that grows with the runs is where paint time grows."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QPlainTextEdit, QTextEdit
+
+    parts = []
+    for name in names:
+        items = points = blocks = 0
+        for view in docks[name].findChildren(pg.GraphicsView):
+            for item in view.scene().items():
+                items += 1
+                if isinstance(item, pg.ScatterPlotItem | pg.PlotCurveItem):
+                    data = item.getData()
+                    points += 0 if data[0] is None else len(data[0])
+        for text in docks[name].findChildren(QTextEdit) + docks[name].findChildren(QPlainTextEdit):
+            blocks += text.document().blockCount()
+        parts.append(f"{name} {items} items/{points} points/{blocks} blocks")
+    return "; ".join(parts)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=60.0)
@@ -70,6 +91,11 @@ def main() -> None:
     parser.add_argument("--dump-stalls", metavar="FILE",
                         help="write every thread's Python stack to FILE whenever the GUI "
                              "thread is 300 ms late (see stall_watch.py)")
+    parser.add_argument("--max-steps", type=int, default=4000,
+                        help="steps per run; fewer make runs pile up faster")
+    parser.add_argument("--census-every", type=float, default=0.0, metavar="MINUTES",
+                        help="print what each floating window holds (items, points, text "
+                             "blocks) this often: what grows with the hour?")
     args = parser.parse_args()
     runs = tempfile.mkdtemp(prefix="soak-runs-")
     os.environ["WORKBENCH_RUNS_DIR"] = runs
@@ -120,7 +146,7 @@ def main() -> None:
         window.docks[name].resize(900, 600)
         window.show_panel(name)
     panel.controls.form.set_config(TrainingConfig(
-        max_steps=4000, batch_size=16, seq_len=64, eval_every=50, eval_batches=4,
+        max_steps=args.max_steps, batch_size=16, seq_len=64, eval_every=50, eval_batches=4,
         log_every=10, sample_every=200, sample_length=100, warmup_steps=50, lr=3e-3,
         checkpoint_every=500, device="cpu"))
 
@@ -149,6 +175,7 @@ def main() -> None:
     end = start + args.minutes * 60
     warm_until = start + max(120.0, args.minutes * 6)
     next_sample = start
+    next_census = start if args.census_every else float("inf")
     panel.controls.start.click()
     while time.monotonic() < end:
         app.processEvents()
@@ -158,6 +185,10 @@ def main() -> None:
             rss.append((now - start, rss_mb()))
             heaps.append(heap_usage_mb())
             next_sample = now + 10
+        if now >= next_census:
+            print(f"census at {(now - start) / 60:.1f} min: "
+                  f"{census(window.docks, (*INSPECTORS, 'training'))}", flush=True)
+            next_census = now + 60 * args.census_every
         if not controller.jobs.busy and not failures:
             restarts[0] += 1
             panel.controls.start.click()  # the run finished: start the next one

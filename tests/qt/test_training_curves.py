@@ -5,6 +5,7 @@ zoomed stretch in detail, and the Follow box brings the whole run back."""
 from __future__ import annotations
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 
 from workbench.core.events import StepLogged
@@ -124,7 +125,7 @@ def test_plots_follow_the_curves_the_runs_tasks_declare(view, monkeypatch):
     assert list(view.plots) == ["loss", "exact", "lr", "grad_norm", "tok_s"]
     assert view.plots["exact"].titleLabel.text == "Exact match (%)"
     points = view._items["s2s"][("exact", "val")]
-    assert list(points.yData) == [25.0]  # the share drawn in percent
+    assert list(points.getData()[1]) == [25.0]  # the share drawn in percent
     assert ("exact", "raw") not in view._items["s2s"]  # no training line for an accuracy
     view.log_scale.setChecked(True)
     assert not view.plots["exact"].ctrl.logYCheck.isChecked()
@@ -147,6 +148,32 @@ def test_a_tasks_result_plot_shows_the_latest_validation(view):
     view.set_runs([run])
     assert "accuracy_by_length" in view.plots
     curve = view._items["s2s"][("accuracy_by_length", "result")]
-    assert list(curve.xData) == [5, 9] and list(curve.yData) == [90.0, 50.0]
+    x, y = curve.getData()
+    assert list(x) == [5, 9] and list(y) == [90.0, 50.0]
     assert view.plots["accuracy_by_length"].getAxis("bottom").labelText.startswith("input")
     assert view.plots["accuracy_by_length"] not in view.follower.plots  # its own x range
+
+
+def test_a_first_validation_shows_as_a_dot_in_the_runs_colour(qtbot, view):
+    """The validation points are dots on a dashed line. The first validation is a lone point:
+    with no line to draw through it, the dot must still show."""
+    from PySide6.QtGui import QColor
+
+    from workbench.core.events import EvalLogged
+
+    run = RunSeries("a", "a", "#d62728")
+    logged(run, range(1, 60))
+    run.add(EvalLogged(50, 2.5, tokens_seen=12_800, elapsed_s=5.0))
+    view.set_runs([run])
+    qtbot.wait(50)
+    plot = view.plots["loss"]
+    item = view._items["a"][("loss", "val")]
+    assert list(item.getData()[0]) == [50]
+    image = view.graphics.grab().toImage()
+    scene_point = plot.vb.mapViewToScene(pg.Point(50, 2.5))
+    centre = view.graphics.mapFromScene(scene_point)
+    ratio = image.devicePixelRatio()
+    x, y = round(centre.x() * ratio), round(centre.y() * ratio)
+    around = [QColor(image.pixel(x + dx, y + dy)) for dx in range(-2, 3) for dy in range(-2, 3)]
+    red = [c for c in around if c.red() > 180 and c.green() < 90 and c.blue() < 90]
+    assert len(red) >= 9  # a dot of 6 px: most of the 5x5 pixels around its centre

@@ -12,6 +12,7 @@ from tests.qt.fake_backend import FakeBackend
 from workbench.app.panels import panel_types
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.main_window import MainWindow
+from workbench.qt.panels.training.curve_item import CurveItem
 
 
 def make(qtbot, settings):
@@ -39,6 +40,9 @@ def test_presentation_mode_scales_text_plots_and_lines_and_is_remembered(qtbot, 
     base_title = float(plot.titleLabel.opts["size"].removesuffix("pt"))
     line = pg.PlotDataItem([0, 1], [1, 0], pen=pg.mkPen("k", width=2))
     plot.addItem(line)  # a curve a panel draws later is scaled too
+    dots = CurveItem(pg.mkPen("k", width=2), dot_size=6)  # validation dots, drawn by us
+    dots.setData([0, 1], [1, 0])
+    plot.addItem(dots)
     qtbot.wait(300)
     assert line.opts["pen"].widthF() == pytest.approx(2.0)
     window.layout_manager.presentation.setChecked(True)
@@ -51,6 +55,8 @@ def test_presentation_mode_scales_text_plots_and_lines_and_is_remembered(qtbot, 
     assert float(plot.titleLabel.opts["size"].removesuffix("pt")) == pytest.approx(
         base_title * factor, rel=0.02)
     assert pg.mkPen(line.opts["pen"]).widthF() == pytest.approx(2.0 * factor)
+    assert dots.zoom_pen().widthF() == pytest.approx(2.0 * factor)
+    assert dots.dot_size == pytest.approx(6 * factor)
     assert curves.graphics.minimumHeight() > 300  # plots stay readable: the panel scrolls
     window.close()
     again = make(qtbot, settings)  # remembered

@@ -269,6 +269,8 @@ class Zoom(QObject):
             current = item.pen
         else:
             current = item.zoom_pen()  # an item of ours (the training curves' CurveItem)
+            if getattr(item, "dot_size", 0):
+                self._sized(item, item.dot_size, item.set_dot_size)
         qpen = QPen(current)
         width = qpen.widthF() or 1.0
         _, scaled = self._state(item, "pen", width, lambda base: base * self.factor)

@@ -20,13 +20,14 @@ from workbench.qt.panels.training.series import (
 
 EMPTY = np.empty(0)
 LINE_WIDTH = 2
+DOT_PX = 6
 
 
 class RunDrawing:
     """Needs: plots, specs, x_axis, smoothing, follower, rollbacks, and the dicts _items,
     _colours, _drawn, _val_drawn, _smoothed, _decimators, _refit; and _remove(key)."""
 
-    def _curve(self, run: RunSeries, metric: str, kind: str) -> pg.PlotDataItem:
+    def _curve(self, run: RunSeries, metric: str, kind: str) -> CurveItem:
         """The run's persistent curve of one kind on one plot (created on first use)."""
         items = self._items.setdefault(run.key, {})
         item = items.get((metric, kind))
@@ -39,11 +40,9 @@ class RunDrawing:
                 item = CurveItem(pg.mkPen(colour, width=1))
             elif kind == "smooth":
                 item = CurveItem(pg.mkPen(colour, width=LINE_WIDTH))
-            else:
-                item = pg.PlotDataItem(pen=pg.mkPen(colour, width=2,
-                                                    style=Qt.PenStyle.DashLine),
-                                       symbol="o", symbolSize=6, symbolBrush=colour,
-                                       symbolPen=None)
+            else:  # validation or a result: a dashed line through dots
+                item = CurveItem(pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine),
+                                 dot_size=DOT_PX)
             self.plots[metric].addItem(item)
             items[(metric, kind)] = item
         return item
