@@ -184,3 +184,24 @@ def test_a_job_thread_runs_nicer_than_the_window(qtbot):
         runner.start(JobSpec("nice", job))
     window = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     assert seen == [min(19, window + job_runner.WORKER_NICE)]
+
+
+def test_the_status_bar_keeps_its_height_when_a_job_starts(qtbot):
+    """Its Pause and Cancel buttons are taller than the idle label: showing them grew the
+    status bar, the whole window laid out again and every plot in it repainted."""
+    from PySide6.QtWidgets import QMainWindow
+
+    from workbench.qt.job_status import JobStatusWidget
+
+    runner = JobRunner()
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    window.statusBar().addPermanentWidget(JobStatusWidget(runner))
+    window.resize(800, 400)
+    window.show()
+    qtbot.waitExposed(window)
+    idle = window.statusBar().height()
+    runner.busy_changed.emit(True)
+    qtbot.wait(50)
+    assert window.statusBar().height() == idle
+    runner.busy_changed.emit(False)

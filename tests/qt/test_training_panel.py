@@ -41,6 +41,22 @@ def train_recorded(qtbot, panel):
         assert panel.start_training()
 
 
+def test_starting_a_run_leaves_the_plots_where_they_are(qtbot, panel):
+    """Nothing above the plots appears or vanishes when a run starts or its first points
+    arrive: a relayout resized every plot, and repainting them all froze the window for
+    about 0.1 s at Train."""
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert panel.run_header.isVisible() and "No run selected" in panel.run_header.text()
+    assert panel.curves.hint.isVisible()
+    before = panel.curves.graphics.size()
+    train_recorded(qtbot, panel)
+    qtbot.wait(100)  # the curves' redraw timer
+    assert "run-a" in panel.run_header.text()
+    assert not panel.curves.hint.isVisible()
+    assert panel.curves.graphics.size() == before
+
+
 def test_recorded_run_draws_curves_sample_and_snapshot(qtbot, panel, tmp_path):
     snapshots = []
     panel.controller.snapshot_changed.connect(snapshots.append)

@@ -104,10 +104,6 @@ class CurvesView(RunDrawing, QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(controls)
-        self.hint = QLabel("Press Train to start a run, or tick a past run in the list to see "
-                           "its curves.")
-        self.hint.setStyleSheet("color: #666; padding: 2px;")
-        layout.addWidget(self.hint)
         # the plots keep a readable height each and scroll on a small screen, rather than
         # shrinking to their x axes
         self.scroller = QScrollArea()
@@ -117,6 +113,13 @@ class CurvesView(RunDrawing, QWidget):
         self.scroller.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.scroller.setWidget(self.graphics)
         layout.addWidget(self.scroller, 1)
+        # Over the empty plots, not above them: showing or hiding a line in the layout resized
+        # every plot, and their repaint stalled the window when a run's first step arrived
+        self.hint = QLabel("Press Train to start a run, or tick a past run in the list to see "
+                           "its curves.", self.scroller, wordWrap=True)
+        self.hint.setStyleSheet("color: #555; background: rgba(255, 255, 255, 220); "
+                                "border: 1px solid #ccc; padding: 4px;")
+        self.hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         legend = QLabel("solid: training (smoothed) · faint: raw · dots: validation · "
                         f"<span style='color:{ROLLBACK_COLOUR}'>red dashes: divergence "
                         "rollback</span>")
@@ -212,6 +215,14 @@ class CurvesView(RunDrawing, QWidget):
         self.follow.setChecked(False)
         self.follow.blockSignals(False)
         self._view_moved()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        # centred on the first row of (empty) plots, clear of their titles
+        width = max(120, min(520, self.scroller.width() - 24))
+        height = self.hint.heightForWidth(width)
+        self.hint.setGeometry((self.scroller.width() - width) // 2,
+                              max(28, self.scroller.height() // 4 - height // 2), width, height)
 
     def redraw(self) -> None:
         """Push changed runs' data into their curves; remove curves of runs no longer listed;

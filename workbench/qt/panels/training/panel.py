@@ -34,7 +34,7 @@ from workbench.qt.panels.training.controls import TrainingControls
 from workbench.qt.panels.training.curves import CurvesView
 from workbench.qt.panels.training.follow_actions import FollowActions, FollowBar
 from workbench.qt.panels.training.recipe_actions import RecipeActions
-from workbench.qt.panels.training.run_actions import RunListActions
+from workbench.qt.panels.training.run_actions import NO_RUN, RunListActions
 from workbench.qt.panels.training.run_list import RunList
 from workbench.qt.panels.training.sample_log import SampleLog
 from workbench.qt.panels.training.series import RunSeries
@@ -77,9 +77,8 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.follow_bar)
         # which run the sample log and this header show: the one selected in the run list
-        self.run_header = QLabel(objectName="run-header", wordWrap=True)
+        self.run_header = QLabel(NO_RUN, objectName="run-header", wordWrap=True)
         self.run_header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.run_header.hide()
         layout.addWidget(self.run_header)
         layout.addWidget(split, 1)
         self.timer = QTimer(self)

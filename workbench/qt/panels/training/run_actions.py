@@ -12,6 +12,11 @@ from workbench.core.events import Event, JobFinished
 from workbench.core.jobs import JobSpec, UserFacingError
 from workbench.qt.panels.training.series import RunSeries
 
+# The header is always shown, two lines like a run's, so the panel does not lay out again
+# (and repaint every plot) when the first run starts
+NO_RUN = ("<b>No run selected</b><br><small>Train starts one; a past run picked in the list "
+          "shows its name, recipe and folder here.</small>")
+
 
 class RunListActions:
     """Mixed into TrainingPanel (it provides controller, series, run_list, curves, samples)."""
@@ -107,7 +112,7 @@ class RunListActions:
             return
         series = self.series.get(key)
         if series is None:
-            self.run_header.hide()
+            self.run_header.setText(NO_RUN)
             return
         if series.description is None and Path(key).is_dir():  # read once, when it exists
             series.description = ""
@@ -119,7 +124,6 @@ class RunListActions:
         self.run_header.setText(f"<b>{html.escape(series.name)}</b>{state}"
                                 f"{html.escape(what)}<br><small>{html.escape(folder)}</small>")
         self.run_header.setToolTip("The run selected in the run list; its samples are below it.")
-        self.run_header.show()
 
 
 
