@@ -97,3 +97,16 @@ def test_a_new_run_starts_its_own_saturation_slider(qtbot, panel):
         panel.controller.set_snapshot(snapshot(100, run_dir="/runs/second"))
     # the second run's step 100 is shown, not dropped because the first run had a step 100
     assert panel.slider.maximum() == 0 and "step 100 (1/1)" in panel.slider_label.text()
+
+
+def test_the_first_probe_leaves_the_values_line_its_height(qtbot, panel):
+    """The values line is in its probed style from the start: a line that grew at the first
+    probe laid the window out again while training began."""
+    panel.resize(900, 600)
+    panel.show()
+    qtbot.waitExposed(panel)
+    before = panel.text_view.height()
+    publish(qtbot, panel, 100)
+    qtbot.wait(50)
+    assert "<span" in panel.text_view.text()
+    assert panel.text_view.height() == before

@@ -89,3 +89,22 @@ def test_a_new_probe_updates_the_table_in_place_and_widens_for_longer_text(panel
                                   extras={**whole.extras, **cut})
     panel.show_trace(shorter)
     assert panel.table.rowCount() == len(shorter.token_text)
+
+
+def test_the_first_probe_leaves_the_loss_line_its_height(qtbot, monkeypatch):
+    """The loss line is in its probed style from the start: a line that grew at the first
+    probe laid the window out again while training began."""
+    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)
+    controller = WorkbenchController(FakeBackend())
+    widget = NextTokenPanel(controller)
+    qtbot.addWidget(widget)
+    widget.resize(900, 600)
+    widget.show()
+    qtbot.waitExposed(widget)
+    before = widget.text_view.height()
+    with qtbot.waitSignal(widget.probe_bar.result_ready, timeout=5000):
+        controller.set_snapshot(snapshot(100))
+    qtbot.wait(50)
+    assert "mean loss" in widget.text_view.text()
+    assert widget.text_view.height() == before
+    controller.shutdown()

@@ -44,7 +44,13 @@ def loss_html(tokens: list[str], losses: np.ndarray, top: float) -> str:
         ink = "white" if colour.lightness() < 128 else "black"
         parts.append(f'<a href="{t}" style="background:{colour.name()}; color:{ink}; '
                      f'text-decoration:none" title="loss {loss:.2f} nats">{shown}</a>')
-    return "<div style='font-family: monospace; font-size: x-large'>" + "".join(parts) + "</div>"
+    return TEXT_LINE.format("".join(parts))
+
+
+# In this style from the start, so the first probe does not make the line taller and lay the
+# window out again (a stall of the whole window when training's first probe came)
+PLACEHOLDER = "<span style='color: #666'>{}</span>"  # a span: plain text sets lines lower
+TEXT_LINE = "<div style='font-family: monospace; font-size: x-large'>{}</div>"
 
 
 class NextTokenPanel(InspectorPanel):
@@ -54,7 +60,9 @@ class NextTokenPanel(InspectorPanel):
     def __init__(self, controller, parent=None) -> None:
         super().__init__(controller, parent)
         self.position = 0
-        self.text_view = QLabel("Probe a model to see its per-token loss here.")
+        self.text_view = QLabel(
+            TEXT_LINE.format(PLACEHOLDER.format("Each token's loss, once probed"))
+            + "<small>and their mean, in nats and bits per token</small>")
         self.text_view.setWordWrap(True)
         self.text_view.setTextFormat(Qt.TextFormat.RichText)
         self.text_view.setToolTip("Colour = loss of each token given the ones before it "
