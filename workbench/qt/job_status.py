@@ -47,7 +47,7 @@ class JobStatusWidget(QWidget):
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         # As tall as the hidden buttons: else the status bar grows when a job starts, the
-        # whole window lays out again, and every plot in it repaints (70-120 ms at Train)
+        # whole window lays out again, and every plot in it repaints (50-70 ms at Train)
         hint = super().minimumSizeHint()
         tallest = max(w.sizeHint().height() for w in (self.pause_button, self.cancel_button,
                                                       self.bar))

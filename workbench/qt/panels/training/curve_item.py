@@ -10,8 +10,8 @@ the plot calls `setLogMode`, and y values are drawn as log10.
 With `dot_size` it also draws a round dot of that many pixels at each point (the validation
 points, a task's result). A PlotDataItem with symbols is three items, and its scatter tests
 every point at every paint; with a session's runs all shown, those scatters were the largest
-share of a frame (an hour's soak: 141 of them, 40% of the paint time). The dots are one
-`drawPoints` with a round cosmetic pen, so they keep their size in pixels at any zoom.
+share of a frame (47 runs of a 12-minute soak: 141 scatters, 40% of the paint time). The dots
+are one `drawPoints` with a round cosmetic pen, so they keep their size in pixels at any zoom.
 """
 
 from __future__ import annotations
