@@ -24,6 +24,7 @@ from workbench.qt.widgets.cell_equations import card_html
 from workbench.qt.widgets.heatmap import Heatmap
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.probe_bar import model_key
+from workbench.qt.widgets.token_colours import token_line, waiting_line
 from workbench.qt.widgets.worked_view import WorkedView
 
 ORDER = ("i", "f", "g", "o", "c", "r", "z", "z_course", "n", "h")
@@ -55,13 +56,8 @@ def activation_html(tokens: list[str], values: np.ndarray, lo: float, hi: float)
         shown = html.escape(token).replace("\n", "↵<br>") or "∅"
         parts.append(f'<span style="background:{colour.name()}; color:{text}" '
                      f'title="{value:.3f}">{shown}</span>')
-    return TEXT_LINE.format("".join(parts))
+    return token_line("".join(parts), "large")
 
-
-# The values line is in this style from the start, so its first probe does not make it taller
-# and lay the window out again (a stall of the whole window when training's first probe came)
-PLACEHOLDER = "<span style='color: #666'>{}</span>"  # a span: plain text sets lines lower
-TEXT_LINE = "<div style='font-family: monospace; font-size: large'>{}</div>"
 
 
 class GatesPanel(InspectorPanel):
@@ -87,8 +83,8 @@ class GatesPanel(InspectorPanel):
         self.curve_plot.showGrid(x=True, y=True, alpha=0.3)
         self.curve = self.curve_plot.plot(pen=pg.mkPen("#1f77b4", width=2), symbol="o",
                                           symbolSize=4)
-        self.text_view = QLabel(TEXT_LINE.format(PLACEHOLDER.format(
-            "Each token of the probe, coloured by the gate's value")))
+        self.text_view = QLabel(waiting_line(
+            "Each token of the probe, coloured by the gate's value", "large"))
         self.text_view.setWordWrap(True)
         self.text_view.setTextFormat(Qt.TextFormat.RichText)
         unit_tab = column(self.curve_plot, PlotExportBar(

@@ -29,6 +29,7 @@ from workbench.qt.widgets.boxes import column, readable, set_title
 from workbench.qt.widgets.heatmap import visible_token
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.task_guard import require_task
+from workbench.qt.widgets.token_colours import token_line, waiting_line
 
 
 def loss_html(tokens: list[str], losses: np.ndarray, top: float) -> str:
@@ -44,13 +45,8 @@ def loss_html(tokens: list[str], losses: np.ndarray, top: float) -> str:
         ink = "white" if colour.lightness() < 128 else "black"
         parts.append(f'<a href="{t}" style="background:{colour.name()}; color:{ink}; '
                      f'text-decoration:none" title="loss {loss:.2f} nats">{shown}</a>')
-    return TEXT_LINE.format("".join(parts))
+    return token_line("".join(parts), "x-large")
 
-
-# In this style from the start, so the first probe does not make the line taller and lay the
-# window out again (a stall of the whole window when training's first probe came)
-PLACEHOLDER = "<span style='color: #666'>{}</span>"  # a span: plain text sets lines lower
-TEXT_LINE = "<div style='font-family: monospace; font-size: x-large'>{}</div>"
 
 
 class NextTokenPanel(InspectorPanel):
@@ -61,7 +57,7 @@ class NextTokenPanel(InspectorPanel):
         super().__init__(controller, parent)
         self.position = 0
         self.text_view = QLabel(
-            TEXT_LINE.format(PLACEHOLDER.format("Each token's loss, once probed"))
+            waiting_line("Each token's loss, once probed", "x-large")
             + "<small>and their mean, in nats and bits per token</small>")
         self.text_view.setWordWrap(True)
         self.text_view.setTextFormat(Qt.TextFormat.RichText)

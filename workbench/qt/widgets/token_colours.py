@@ -57,3 +57,15 @@ def legend_html(signed: bool) -> str:
             f'<span style="background:{blend(BLUE, 0.5)}">&nbsp;…&nbsp;</span> '
             f'<span style="background:{blend(BLUE, 1)}; color:white">&nbsp;largest weight'
             '&nbsp;</span>')
+
+
+def token_line(inner_html: str, size: str) -> str:
+    """A line of coloured tokens in monospace at a CSS font `size` ("large", "x-large")."""
+    return f"<div style='font-family: monospace; font-size: {size}'>{inner_html}</div>"
+
+
+def waiting_line(text: str, size: str) -> str:
+    """What a token line says before the first probe, grey, in the probed line's font: a line
+    that grew at the first probe laid the whole window out again as training began. The text is
+    a span, as the tokens are: bare text in the div sets the line lower."""
+    return token_line(f"<span style='color: #666'>{html.escape(text)}</span>", size)
