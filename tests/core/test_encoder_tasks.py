@@ -375,3 +375,39 @@ def test_ranks_weighted_by_their_scored_tokens_give_the_whole_batch_loss(tmp_pat
               for half, w in zip(halves, weights, strict=True)]
     expected = task.loss(model, whole.to(cpu), None)[0].item()
     assert sum(shares) / sum(weights) == pytest.approx(expected, rel=1e-5)
+
+
+class _FedError(Exception):
+    """Raised by the hook below once it has seen where the model's input is."""
+
+
+@pytest.mark.parametrize("kind", ["classify", "tag", "masked_lm"])
+def test_the_preview_feeds_the_model_on_the_models_device(tmp_path, kind):
+    """A run on a GPU previews every `sample_every` steps and at its last step: the tag and
+    masked-LM previews built their input on the CPU and crashed every CUDA run of those
+    presets at its end. The model here is on the 'meta' device, a stand-in for the GPU that a
+    CPU-only machine has: the preview must hand it 'meta' tokens."""
+    from workbench.core.models import build_model
+
+    (tmp_path / "train.conllu").write_text((CONLLU + "\n") * 4)
+    (tmp_path / "lines.txt").write_text("\n".join(LINES * 6))
+    (tmp_path / "labels.txt").write_text("the king is dead\tsad\nlong live the king\thappy\n" * 5)
+    config = {"classify": ClassifyTaskConfig(dataset="file", path=str(tmp_path / "labels.txt")),
+              "tag": TagTaskConfig(dataset="file", path=str(tmp_path / "train.conllu"),
+                                   val_fraction=0.25),
+              "masked_lm": MaskedLmTaskConfig(dataset="file", path=str(tmp_path / "lines.txt"),
+                                              min_words=2, val_fraction=0.2)}[kind]
+    data, _ = prepared(config, training())
+    task = build_task(config, data)
+    model = task.build_model(ENCODER if kind == "masked_lm" else GRU, build_model).to("meta")
+    task.start(model, training(), torch.device("meta"))
+    seen = []
+
+    def record(module, args, kwargs):
+        seen.append(args[0].device.type)
+        raise _FedError
+
+    model.register_forward_pre_hook(record, with_kwargs=True)
+    with pytest.raises(_FedError):
+        task.preview(model, 15)
+    assert seen == ["meta"]

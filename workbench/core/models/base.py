@@ -81,6 +81,13 @@ def as_probe(tokens: torch.Tensor) -> torch.Tensor:
     return tokens
 
 
+def model_device(model: nn.Module) -> torch.device:
+    """Where the model's weights are: an answer or preview built during training on a GPU must
+    feed the model there (the CPU default crashed the tag and masked-LM previews on CUDA)."""
+    first = next(model.parameters(), None)
+    return first.device if first is not None else torch.device("cpu")
+
+
 def to_numpy(tensor: torch.Tensor) -> np.ndarray:
     """A float32 CPU copy for a Trace (the Qt room only ever sees numpy)."""
     return tensor.detach().float().cpu().numpy()

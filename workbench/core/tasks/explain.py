@@ -16,7 +16,7 @@ import torch
 
 from workbench.core.inspection.probes import display_text
 from workbench.core.jobs import UserFacingError
-from workbench.core.models.base import eval_mode, to_numpy
+from workbench.core.models.base import eval_mode, model_device, to_numpy
 from workbench.core.predictions import ClassifyPrediction, FillMaskPrediction, TagPrediction
 from workbench.core.tasks.text_data import MASK_TEXT, TextVocabulary
 
@@ -40,7 +40,7 @@ def classify_sentence(model, vocabulary: dict, text: str) -> ClassifyPrediction:
     words = TextVocabulary.from_dict(vocabulary)
     ids = _ids(words, text)
     labels = tuple(vocabulary.get("labels", ()))
-    tokens = torch.tensor([ids], dtype=torch.long)
+    tokens = torch.tensor([ids], dtype=torch.long, device=model_device(model))
     captured = {}
 
     def keep(module, inputs, output):  # the embedding output e, kept with its gradient
@@ -102,7 +102,8 @@ def tag_sentence(model, vocabulary: dict, text: str, words: list[str] | None = N
     if len(ids) > MAX_TOKENS:
         raise UserFacingError(f"The sentence is {len(ids)} tokens long; at most {MAX_TOKENS}.")
     with eval_mode(model):
-        logits = model(torch.tensor([ids], dtype=torch.long))[0]  # (S, n_tags)
+        tokens = torch.tensor([ids], dtype=torch.long, device=model_device(model))
+        logits = model(tokens)[0]  # (S, n_tags)
     probs = torch.softmax(logits.float(), dim=-1)[firsts]
     return TagPrediction(text, tuple(words), tuple(vocabulary.get("tags", ())), to_numpy(probs),
                          tuple(gold) if gold is not None else None)
@@ -129,7 +130,8 @@ def fill_mask(model, vocabulary: dict, text: str, top_k: int = TOP_K) -> FillMas
     if len(ids) > MAX_TOKENS:
         raise UserFacingError(f"The sentence is {len(ids)} tokens long; at most {MAX_TOKENS}.")
     with eval_mode(model):
-        logits = model(torch.tensor([ids], dtype=torch.long))[0].float()  # (S, V+1)
+        tokens = torch.tensor([ids], dtype=torch.long, device=model_device(model))
+        logits = model(tokens)[0].float()  # (S, V+1)
     logits[:, :4] = float("-inf")  # <pad> <unk> <bos> <eos>
     logits[:, vocab.mask_id] = float("-inf")
     probs = torch.softmax(logits[masked], dim=-1)
