@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+import torch
 
 from workbench.core.config.training import TrainingConfig
 from workbench.core.training.batches import (
@@ -97,3 +98,17 @@ def test_training_config_problems_are_readable():
     text = " ".join(problems)
     assert "Learning rate must be at least" in text and "Optimizer must be one of" in text
     assert "Warm-up steps (5000)" in text and "bf16 autocast needs a CUDA device" in text
+
+
+def test_a_gpu_runs_random_state_restores_the_cpus_draws_on_a_cpu():
+    """A checkpoint from a GPU keeps the CPU's generator and then the GPU's; opened on a CPU,
+    the CPU's part is restored and the GPU's is left (its length must not confuse it)."""
+    from workbench.core.training.setup import rng_state, set_rng_state
+
+    cpu = torch.device("cpu")
+    kept = rng_state(cpu)
+    expected = torch.rand(5)
+    from_a_gpu = torch.cat([kept, torch.arange(16, dtype=torch.uint8)])  # a Philox seed, offset
+    torch.rand(7)
+    set_rng_state(from_a_gpu, cpu)
+    assert torch.equal(torch.rand(5), expected)

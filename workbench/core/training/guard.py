@@ -27,6 +27,8 @@ from typing import Any
 import torch
 
 from workbench.core.jobs import UserFacingError
+from workbench.core.models.base import model_device
+from workbench.core.training.setup import rng_state, set_rng_state
 
 MAX_TRIES = 3
 KEEP_EVERY = 25
@@ -125,7 +127,7 @@ class DivergenceGuard:
         """Copy what a rollback restores (`step` is the step the copy resumes at)."""
         self.good = GoodState(step, copy.deepcopy(model.state_dict()),
                               copy.deepcopy(optimizer.state_dict()), _copy_state(state),
-                              torch.get_rng_state(), tokens_seen)
+                              rng_state(model_device(model)), tokens_seen)
 
     def validation_problem(self, val_loss: float) -> str:
         """Why this validation shows divergence ('' when it does not)."""
@@ -146,7 +148,7 @@ class DivergenceGuard:
         """Copy the state of a new best validation (what a validation rollback restores)."""
         self.best = GoodState(step, copy.deepcopy(model.state_dict()),
                               copy.deepcopy(optimizer.state_dict()), _copy_state(state),
-                              torch.get_rng_state(), tokens_seen)
+                              rng_state(model_device(model)), tokens_seen)
 
     def roll_back(self, step: int, reason: str, model, optimizer,
                   to_best: bool = False) -> GoodState:
@@ -167,5 +169,5 @@ class DivergenceGuard:
         self.lr_scale *= 0.5
         model.load_state_dict(self.good.model)
         optimizer.load_state_dict(self.good.optimizer)
-        torch.set_rng_state(self.good.rng)
+        set_rng_state(self.good.rng, model_device(model))
         return self.good

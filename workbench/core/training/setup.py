@@ -24,6 +24,34 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
+def device_available(name: str) -> bool:
+    try:
+        resolve_device(name)
+    except UserFacingError:
+        return False
+    return True
+
+
+def rng_state(device: torch.device) -> torch.Tensor:
+    """The random state a checkpoint or a rollback keeps: the CPU generator's, then on a GPU
+    that GPU's. Dropout and scheduled teacher forcing draw on the GPU's own generator there, so
+    with the CPU's alone a resumed CUDA run drew other coins and was not exact."""
+    state = torch.get_rng_state()
+    if device.type == "cuda":
+        state = torch.cat([state, torch.cuda.get_rng_state(device)])
+    return state
+
+
+def set_rng_state(state: torch.Tensor, device: torch.device) -> None:
+    """Put back what `rng_state` kept. A GPU's part is skipped on the CPU (a run from the lab's
+    GPU continued on a laptop cannot draw the same numbers anyway), and a CPU checkpoint
+    resumed on a GPU leaves the GPU's generator as it is."""
+    size = torch.get_rng_state().numel()
+    torch.set_rng_state(state[:size].clone())
+    if device.type == "cuda" and state.numel() > size:
+        torch.cuda.set_rng_state(state[size:].clone(), device)
+
+
 def make_optimizer(model: torch.nn.Module, config: TrainingConfig) -> torch.optim.Optimizer:
     params = [p for p in model.parameters() if p.requires_grad]
     if config.optimizer == "sgd":

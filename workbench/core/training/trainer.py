@@ -62,7 +62,13 @@ from workbench.core.training.checkpoint_meta import check_run_fields
 from workbench.core.training.evaluation import ModelHooks
 from workbench.core.training.guard import DivergenceGuard
 from workbench.core.training.schedules import lr_at
-from workbench.core.training.setup import autocast, load_optimizer_state, make_optimizer
+from workbench.core.training.setup import (
+    autocast,
+    load_optimizer_state,
+    make_optimizer,
+    rng_state,
+    set_rng_state,
+)
 
 # Progress only moves the status bar: a few updates a second are enough, and a tiny model
 # logging every few milliseconds must not flood the GUI thread with them.
@@ -174,7 +180,7 @@ class Trainer:
         if state:
             self.carry = self.task.restore_carry(self.model, state, self.device)
         if rng is not None:
-            torch.set_rng_state(rng)
+            set_rng_state(rng, self.device)
         self.ctx.from_writer(lambda: runs.truncate_after(self.run_dir, self.step))
 
     def _save(self, kind: str, metrics: dict | None = None) -> CheckpointSaved:
@@ -188,7 +194,7 @@ class Trainer:
         # every rank's carry and RNG, so that each rank resumes exactly where it stood
         carries = self.ctx.gather([t.detach().cpu() for t in
                                    checkpoints.flatten_state(self.carry)])
-        rngs = self.ctx.gather(torch.get_rng_state())
+        rngs = self.ctx.gather(rng_state(self.device))
         path = self.ctx.from_writer(lambda: checkpoints.save_checkpoint(
             self.checkpoint_dir, kind, self.model, self.optimizer, meta, carries, rngs))
         return CheckpointSaved(self.step, str(path), kind)
