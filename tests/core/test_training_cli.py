@@ -9,6 +9,7 @@ import threading
 import time
 
 import pytest
+import torch
 from training_fixtures import tiny_hooks_for_any_config, write_tiny_recipe
 
 from workbench.app.train_cli import main
@@ -48,6 +49,46 @@ def test_cli_resumes_a_run_to_more_steps(tmp_path, capsys):
     assert main(["--resume", str(out), "--max-steps", "30"]) == 0
     steps = [e.step for e in read_run(out).events if isinstance(e, StepLogged)]
     assert steps == [5, 10, 15, 20, 25, 30]
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without a GPU")
+def test_a_run_trained_on_a_gpu_continues_where_there_is_none(tmp_path, capsys):
+    """The lab's GPU trains with `--device cuda`, which the run's recipe records; a laptop
+    resumed it with 'no CUDA GPU is available' and no way to choose, in the window or here."""
+    recipe = write_tiny_recipe(tmp_path, max_steps=10)
+    out = tmp_path / "run"
+    assert main([str(recipe), "--out", str(out), "--device", "cpu"]) == 0
+    recorded = out / "recipe.toml"
+    recorded.write_text(recorded.read_text().replace('device = "cpu"', 'device = "cuda"'))
+    capsys.readouterr()
+    assert main(["--resume", str(out), "--max-steps", "15"]) == 0
+    assert "trained on 'cuda', which this computer does not have" in capsys.readouterr().err
+    assert main(["--resume", str(out), "--max-steps", "20", "--device", "cpu"]) == 0
+    assert "does not have" not in capsys.readouterr().err
+    steps = [e.step for e in read_run(out).events if isinstance(e, StepLogged)]
+    assert steps == [5, 10, 15, 20]
+
+
+def test_an_unexpected_failure_prints_its_details_and_a_foreseen_one_does_not(
+        tmp_path, capsys, monkeypatch):
+    """The message of an unexpected failure says the Details hold what a developer needs; in
+    a terminal they must follow it (the CLI printed the message alone)."""
+    recipe = write_tiny_recipe(tmp_path, max_steps=10)
+    assert main([str(recipe), "--out", str(tmp_path / "done")]) == 0
+    capsys.readouterr()
+    assert main(["--resume", str(tmp_path / "done")]) == 1  # foreseen: a finished run
+    err = capsys.readouterr().err
+    assert "already trained 10 of its 10 steps" in err and "Details" not in err
+
+    def planted(*args, **kwargs):
+        raise RuntimeError("a planted fault")
+
+    monkeypatch.setattr("workbench.core.training.trainer.lr_at", planted)
+    assert main([str(recipe), "--out", str(tmp_path / "fails")]) == 1
+    err = capsys.readouterr().err
+    message, details = err.split("Details:\n")
+    assert "Something went wrong that the app did not expect" in message
+    assert "Traceback" in details and "RuntimeError: a planted fault" in details
 
 
 def test_a_run_from_a_recipe_named_relatively_resumes_from_elsewhere(tmp_path, monkeypatch):

@@ -15,6 +15,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from workbench.app.cli_failures import failure_text
 from workbench.core.config.generation import STRATEGIES, GenerationConfig
 from workbench.core.events import JobFailed, JobFinished
 from workbench.core.jobs import JobControl, UserFacingError, drive
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for event in drive(spec, JobControl()):
         if isinstance(event, JobFailed):
-            print(f"error: {event.message}", file=sys.stderr)
+            print(f"error: {failure_text(event)}", file=sys.stderr)
             return 1
         if isinstance(event, JobFinished) and event.result is not None:
             print(event.result.prompt + event.result.text)

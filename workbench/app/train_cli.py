@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from workbench.app.cli_failures import failure_text
 from workbench.core.config.tasks import headline
 from workbench.core.events import (
     DivergenceHandled,
@@ -174,7 +175,7 @@ def _job(args, rank=None) -> tuple[JobSpec, int]:
         total = args.max_steps or recipe.training.max_steps
         return JobSpec("resume", lambda control: resume_steps(
             args.resume, control, args.max_steps, threads=args.threads, gui=False,
-            distributed=rank)), total
+            distributed=rank, device=args.device)), total
     recipe = load_recipe(args.recipe)
     changes = {}
     if args.device:
@@ -244,7 +245,7 @@ def _run(spec: JobSpec, total: int, rank=None) -> int:
             elif isinstance(event, Notice):
                 progress.line(f"note: {event.text}")
             elif isinstance(event, JobFailed):
-                progress.line(f"{prefix}error: {event.message}", error=True)
+                progress.line(f"{prefix}error: {failure_text(event)}", error=True)
                 return 1
             elif isinstance(event, JobCancelled):
                 progress.line(f"{event.reason}; the latest checkpoint was saved (resume with "

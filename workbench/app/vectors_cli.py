@@ -18,6 +18,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from workbench.app.cli_failures import failure_text
 from workbench.core.config.embeddings import EmbeddingConfig
 from workbench.core.events import EpochEnded, JobFailed, JobFinished, Notice, Progress
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError, drive
@@ -96,17 +97,10 @@ def _run(spec: JobSpec):
         elif isinstance(event, Notice):
             print(f"note: {event.text}", file=sys.stderr, flush=True)
         elif isinstance(event, JobFailed):
-            # an unexpected failure's message says the details are for a developer: show them
-            expected = event.error_type in _user_facing_names(UserFacingError)
-            raise JobFailedError(event.message if expected or not event.detail
-                                 else f"{event.message}\nDetails:\n{event.detail.rstrip()}")
+            raise JobFailedError(failure_text(event))
         elif isinstance(event, JobFinished):
             return event.result
     raise JobFailedError(f"{spec.title} was cancelled")
-
-
-def _user_facing_names(cls: type) -> set[str]:
-    return {cls.__name__}.union(*(_user_facing_names(sub) for sub in cls.__subclasses__()))
 
 
 def _write_map(path: Path, words: list[str], coords) -> None:

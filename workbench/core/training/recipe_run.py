@@ -16,6 +16,7 @@ from pathlib import Path
 from workbench.core.events import Event, Notice
 from workbench.core.jobs import JobControl, UserFacingError
 from workbench.core.training.recipe import Recipe, load_recipe, recipe_to_toml, run_name
+from workbench.core.training.setup import device_available, resolve_device
 from workbench.core.training.trainer import TrainRequest, train_steps
 
 
@@ -41,10 +42,11 @@ def recipe_train_steps(recipe: Recipe, control: JobControl, run_dir: Path | None
 
 def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None = None,
                  hooks=None, extend_to: int | None = None, threads: int | None = None,
-                 gui: bool = True, distributed=None) -> Iterator[Event]:
+                 gui: bool = True, distributed=None, device: str | None = None
+                 ) -> Iterator[Event]:
     """Continue a run from its latest checkpoint: to `max_steps` if given, else to its own
     step count, or, when it already got there, to `extend_to` (the GUI's Steps box).
-    `threads` overrides the recipe's torch threads; `gui` False for a headless run."""
+    `threads` and `device` override the recipe's; `gui` False for a headless run."""
     from workbench.core.training.checkpoint_meta import check_run_fields
     from workbench.core.training.checkpoints import load_resumable
 
@@ -65,6 +67,14 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
         recipe.training = dataclasses.replace(recipe.training, max_steps=max_steps)
     if threads is not None:
         recipe.training = dataclasses.replace(recipe.training, threads=threads)
+    if device is None and not device_available(recipe.training.device):
+        # a run trained on the lab's GPU, continued on a laptop: say so, do not refuse
+        device = "auto"
+        yield Notice(f"This run trained on '{recipe.training.device}', which this computer "
+                     f"does not have: it continues on the {resolve_device(device).type.upper()}."
+                     " The steps from here are not the ones that device would have taken.")
+    if device is not None:
+        recipe.training = dataclasses.replace(recipe.training, device=device)
     if saved.step >= recipe.training.max_steps:
         raise UserFacingError(f"The run already trained {saved.step} of its "
                               f"{recipe.training.max_steps} steps. Set Steps above {saved.step} "
