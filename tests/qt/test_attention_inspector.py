@@ -78,6 +78,17 @@ def test_recurrent_trace_says_where_to_look(qtbot, panel):
     assert "Gates" in panel.heatmap.plot.titleLabel.text
 
 
+def test_the_first_probe_of_a_recurrent_model_leaves_the_panel_its_height(qtbot, panel):
+    """The plot's title says there is no attention; the same words on the message line made
+    the panel taller than its floating window at the first probe of a training LSTM, and the
+    scroll bar that appeared laid the whole panel out again (the soak's one 100 ms stall)."""
+    before = panel.minimumSizeHint().height()
+    with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):
+        panel.controller.set_snapshot(snapshot(100, "lstm"))
+    assert "Gates" in panel.heatmap.plot.titleLabel.text
+    assert panel.minimumSizeHint().height() == before
+
+
 def test_a_seq2seq_transformer_offers_encoder_decoder_and_cross_attention(qtbot, monkeypatch):
 
     from tests.qt import seq2seq_fakes

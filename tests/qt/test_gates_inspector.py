@@ -110,3 +110,13 @@ def test_the_first_probe_leaves_the_values_line_its_height(qtbot, panel):
     qtbot.wait(50)
     assert "<span" in panel.text_view.text()
     assert panel.text_view.height() == before
+
+
+def test_the_first_probe_of_a_transformer_leaves_the_panel_its_height(qtbot, panel):
+    """No recurrent layers is said in the plot's title, not on a message line that would make
+    the panel taller and lay it out again at the first probe of a training transformer."""
+    before = panel.minimumSizeHint().height()
+    with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):
+        panel.controller.set_snapshot(snapshot(100, "transformer"))
+    assert "no recurrent layers" in panel.heatmap.plot.titleLabel.text
+    assert panel.minimumSizeHint().height() == before

@@ -170,8 +170,7 @@ class AttentionPanel(InspectorPanel):
         if stats:
             self.history = [h for h in self.history if h[0] != step] + [(step, stats)]
             self.history.sort(key=lambda item: item[0])
-        if not layers:
-            self.show_message("This model has no attention layers: see Gates.")
+        if not layers:  # said in the plot's title: a message line would lay the panel out again
             self.heatmap.plot.setTitle("This model has no attention layers: see Gates.")
             self.worked.show_message(self.worked.placeholder)
             return

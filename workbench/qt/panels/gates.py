@@ -131,9 +131,8 @@ class GatesPanel(InspectorPanel):
             self.history.sort(key=lambda item: item[0])
             self.slider.setRange(0, len(self.history) - 1)
             self.slider.setValue(len(self.history) - 1)
-        if not layers:
-            self.show_message("This model has no recurrent layers: see Attention.")
-            self.heatmap.plot.setTitle("no recurrent layers")
+        if not layers:  # said in the plot's title: a message line would lay the panel out again
+            self.heatmap.plot.setTitle("This model has no recurrent layers: see Attention.")
             self.worked.show_message(self.worked.placeholder)
             return
         self.refill(self.layer_box, [layer.name for layer in layers])
