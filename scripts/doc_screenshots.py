@@ -1,0 +1,104 @@
+"""Make the guide's screenshots from `workbench --screenshot`, or say which are stale.
+
+    .venv/bin/python scripts/doc_screenshots.py            # render every shot into docs/images/
+    .venv/bin/python scripts/doc_screenshots.py --only data
+    .venv/bin/python scripts/doc_screenshots.py --check    # list shots made from older code
+
+The guide's pictures are never kept by hand: each one is a command line below. Next to them,
+`docs/images/shots.json` records a fingerprint of what the window draws from (the Qt room, the
+help texts, the lessons and the shipped corpora) at the time each picture was made, so
+`--check` can say which pictures show an older window. The fingerprint is a hash of those files'
+contents, not their dates, so a fresh clone agrees with the machine that made the pictures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+IMAGES = ROOT / "docs" / "images"
+RECORD = IMAGES / "shots.json"
+# What a screenshot of the window depends on: change any of these and the pictures may differ.
+DRAWN_FROM = ("workbench/qt", "workbench/app/window.py", "workbench/app/panels.py",
+              "resources/help", "resources/lessons")
+
+# name: the arguments after `workbench --screenshot OUT.png`
+SHOTS: dict[str, list[str]] = {
+    "window": ["--size", "1366x768"],
+    "data": ["--perspective", "Data", "--size", "1366x768"],
+    "embeddings": ["--perspective", "Embeddings", "--size", "1366x768"],
+    "model-and-training": ["--perspective", "Model & training", "--size", "1366x768"],
+    "inspect": ["--perspective", "Inspect", "--size", "1366x768"],
+    "generate": ["--perspective", "Generate", "--size", "1366x768"],
+    "presentation": ["--perspective", "Model & training", "--size", "1920x1080",
+                     "--zoom", "1.6"],
+}
+
+
+def fingerprint() -> str:
+    """A hash of every file the window draws from, in a fixed order."""
+    digest = hashlib.sha256()
+    for top in DRAWN_FROM:
+        path = ROOT / top
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for file in files:
+            if "__pycache__" in file.parts:
+                continue
+            digest.update(str(file.relative_to(ROOT)).encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def load_record() -> dict[str, str]:
+    try:
+        return json.loads(RECORD.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def render(name: str) -> None:
+    out = IMAGES / f"{name}.png"
+    command = [sys.executable, "-m", "workbench", "--screenshot", str(out), *SHOTS[name]]
+    print("  " + " ".join(command[1:]), flush=True)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    subprocess.run(command, check=True, cwd=ROOT, env=env)
+
+
+def stale() -> list[str]:
+    """The shots whose recorded fingerprint differs from the code's, or that are missing."""
+    record, now = load_record(), fingerprint()
+    return [name for name in SHOTS
+            if record.get(name) != now or not (IMAGES / f"{name}.png").is_file()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="list stale shots, render none")
+    parser.add_argument("--only", action="append", choices=sorted(SHOTS),
+                        help="render only this shot (may be repeated)")
+    args = parser.parse_args(argv)
+    if args.check:
+        old = stale()
+        if old:
+            print("Screenshots made from older code (run scripts/doc_screenshots.py): "
+                  + ", ".join(old))
+        else:
+            print("Every screenshot in docs/images/ is from the current code.")
+        return 0
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    record, now = load_record(), fingerprint()
+    for name in args.only or list(SHOTS):
+        render(name)
+        record[name] = now
+    RECORD.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
