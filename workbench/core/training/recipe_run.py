@@ -50,8 +50,14 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
     from workbench.core.training.checkpoint_meta import check_run_fields
     from workbench.core.training.checkpoints import load_resumable
 
+    from workbench.core.training import run_folder, run_lock
+
     run_dir = Path(run_dir)
     recipe_path = run_dir / "recipe.toml"
+    if run_folder.is_marked(run_dir):
+        run_lock.raise_if_held(run_dir)  # before loading anything: another process has it
+        if not run_folder.has_checkpoint(run_dir):
+            raise UserFacingError(run_folder.nothing_to_resume(run_dir))
     if not recipe_path.is_file():
         raise UserFacingError(f"{run_dir} has no recipe.toml, so it cannot be resumed. Only "
                               "runs started by this app or its CLI can.")
