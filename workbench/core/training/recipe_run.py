@@ -47,10 +47,9 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
     """Continue a run from its latest checkpoint: to `max_steps` if given, else to its own
     step count, or, when it already got there, to `extend_to` (the GUI's Steps box).
     `threads` and `device` override the recipe's; `gui` False for a headless run."""
+    from workbench.core.training import run_folder, run_lock
     from workbench.core.training.checkpoint_meta import check_run_fields
     from workbench.core.training.checkpoints import load_resumable
-
-    from workbench.core.training import run_folder, run_lock
 
     run_dir = Path(run_dir)
     recipe_path = run_dir / "recipe.toml"

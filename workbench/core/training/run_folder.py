@@ -9,10 +9,11 @@ overwritten, and `--out .` beside one's own recipe replaced it. Now:
 - `--out DIR` (and a run folder handed to the trainer) must be new, empty, or a marked run
   that never got as far as a checkpoint (a run stopped while it loaded its data: there is
   nothing to resume, and starting the recipe there again is what the user wants; its own
-  metrics and samples files are cleared so the new curve is not appended to the old). A folder holding anything else is **refused**
-  with the names of what it holds; nothing in it is touched. Refusing rather than making a
-  sub-folder: a script that said `--out d` expects the run in `d`, and a sub-folder it did not
-  ask for would be found only by reading the printed path.
+  metrics and samples files are cleared so the new curve is not appended to the old).
+  A folder holding anything else is **refused** with the names of what it holds; nothing in
+  it is touched. Refusing rather than making a sub-folder: a script that said `--out d`
+  expects the run in `d`, and a sub-folder it did not ask for would be found only by reading
+  the printed path.
 - A run folder written by an older version (no marker, but `recipe.toml` and `metrics.jsonl`)
   is marked when the user resumes it: they named it as a run.
 - Deleting: only files whose names the app's own writers produce (checkpoint_files.py and
