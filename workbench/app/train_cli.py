@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="torch CPU threads (default: the recipe's; 0 = all cores)")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest "
                         "checkpoint instead of starting a recipe")
+    parser.add_argument("--allow-changed-data", action="store_true",
+                        help="with --resume: continue even though the run's data files "
+                        "changed since it was trained (they are named)")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an "
+                        "unexpected failure (else it goes to a log file the message names)")
     parser.add_argument("--nproc", type=int, metavar="N",
                         help="train with N processes on this machine (torchrun, "
                         "DistributedDataParallel; gloo on CPU, NCCL on GPUs); the batch size "
@@ -93,6 +98,12 @@ class ProgressLine:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    if args.debug:
+        import os
+
+        from workbench.app.cli_failures import DEBUG_ENV
+
+        os.environ[DEBUG_ENV] = "1"  # torchrun's ranks inherit it
     if bool(args.recipe) == bool(args.resume):
         print("Give a recipe file or --resume RUN_DIR (one of them).", file=sys.stderr)
         return 2
@@ -114,6 +125,11 @@ def main(argv: list[str] | None = None) -> int:
         spec, total = _job(args, rank)
     except UserFacingError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a folder that cannot be made or read: said in words
+        from workbench.core.jobs import user_message
+
+        print(f"error: {user_message(exc)}", file=sys.stderr)
         return 2
     known = Path(args.resume or args.out).expanduser() if (args.resume or args.out) else None
     code = _run(spec, total, rank, known)
@@ -190,7 +206,8 @@ def _job(args, rank=None) -> tuple[JobSpec, int]:
         total = args.max_steps or recipe.training.max_steps
         return JobSpec("resume", lambda control: resume_steps(
             args.resume, control, args.max_steps, threads=args.threads, gui=False,
-            distributed=rank, device=args.device)), total
+            distributed=rank, device=args.device,
+            allow_changed_data=args.allow_changed_data)), total
     recipe = load_recipe(args.recipe)
     changes = {}
     if args.device:
