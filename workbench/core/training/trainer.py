@@ -159,13 +159,18 @@ class Trainer:
     def _check_budget(self, request: TrainRequest) -> None:
         """Refuse a model that cannot fit in memory before allocating it (model_budget.py)."""
         try:
-            shapes = model_budget.shapes_on_meta(
+            shapes, built = model_budget.built_on_meta(
                 lambda: self.task.build_model(request.model_config, self.hooks.build))
         except UserFacingError:
             raise
         except Exception:  # noqa: BLE001 - a builder that cannot build on 'meta': no estimate
             return
-        model_budget.check_memory(shapes, model_budget.TRAINING_BYTES, "Training this model")
+        from workbench.core.training.activation_budget import sequence_length
+
+        model_budget.check_training_memory(  # activations too: batch × sequence × width
+            shapes, built, self.config.batch_size, sequence_length(request.task_config,
+                                                                   self.config),
+            "Training this model")
 
     # --- resume and checkpoints -----------------------------------------------------------------
 
