@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="torch CPU threads (default: the recipe's; 0 = all cores)")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest "
                         "checkpoint instead of starting a recipe")
+    parser.add_argument("--allow-changed-data", action="store_true",
+                        help="with --resume: continue even though the run's data files "
+                        "changed since it was trained (they are named)")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an "
+                        "unexpected failure (else it goes to a log file the message names)")
     parser.add_argument("--nproc", type=int, metavar="N",
                         help="train with N processes on this machine (torchrun, "
                         "DistributedDataParallel; gloo on CPU, NCCL on GPUs); the batch size "
@@ -93,6 +98,12 @@ class ProgressLine:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    if args.debug:
+        import os
+
+        from workbench.app.cli_failures import DEBUG_ENV
+
+        os.environ[DEBUG_ENV] = "1"  # torchrun's ranks inherit it
     if bool(args.recipe) == bool(args.resume):
         print("Give a recipe file or --resume RUN_DIR (one of them).", file=sys.stderr)
         return 2
@@ -115,7 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     except UserFacingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    code = _run(spec, total, rank)
+    except OSError as exc:  # a folder that cannot be made or read: said in words
+        from workbench.core.jobs import user_message
+
+        print(f"error: {user_message(exc)}", file=sys.stderr)
+        return 2
+    known = Path(args.resume or args.out).expanduser() if (args.resume or args.out) else None
+    code = _run(spec, total, rank, known)
     if rank is not None and code != 1:  # a failed rank exits as usual: torchrun names it
         from workbench.core.distributed.env import leave_rank
 
@@ -125,7 +142,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _launch(args, argv: list[str], inside_torchrun: bool) -> int:
     """`--nproc N`: make (or check) the run folder, then start torchrun with N ranks."""
+    import os
+
     from workbench.core.distributed.launch import launch
+    from workbench.core.training import run_folder, run_lock
     from workbench.core.training.recipe import load_recipe
     from workbench.core.training.runs import new_run_dir
 
@@ -134,6 +154,7 @@ def _launch(args, argv: list[str], inside_torchrun: bool) -> int:
     rank_args = _without_nproc(argv)
     if args.resume:
         run_dir = Path(args.resume).expanduser()
+        _HELD.append(run_folder.open_for_resume(run_dir))
         load_recipe(run_dir / "recipe.toml")
     else:
         recipe = load_recipe(args.recipe)
@@ -141,7 +162,9 @@ def _launch(args, argv: list[str], inside_torchrun: bool) -> int:
             run_dir = _new_out(args.out)
         else:  # one folder for every rank, made here so the message can name it
             run_dir = new_run_dir(recipe.name)
+            _HELD.append(run_folder.claim(run_dir))
             rank_args += ["--out", str(run_dir)]
+    os.environ[run_lock.HOLDER_ENV] = str(os.getpid())  # rank 0 writes on this lock's behalf
     return launch(args.nproc, rank_args, run_dir)
 
 
@@ -157,12 +180,16 @@ def _without_nproc(argv: list[str]) -> list[str]:
     return kept
 
 
+_HELD: list = []  # run-folder locks this process keeps until it exits (run_lock.py)
+
+
 def _new_out(out: str) -> Path:
+    """Claim `--out` for this run: new, empty, or this app's run that saved nothing; locked
+    for as long as this process lives (run_folder.py says why a user's folder is refused)."""
+    from workbench.core.training import run_folder
+
     path = Path(out).expanduser()
-    if (path / "metrics.jsonl").exists():
-        raise UserFacingError(f"{path} already holds a run. Choose a new folder, or use "
-                              f"--resume {path} to continue it.")
-    path.mkdir(parents=True, exist_ok=True)
+    _HELD.append(run_folder.claim(path))
     return path
 
 
@@ -171,11 +198,16 @@ def _job(args, rank=None) -> tuple[JobSpec, int]:
     from workbench.core.training.recipe_run import recipe_train_steps, resume_steps
 
     if args.resume:
+        if rank is None or rank.is_writer:  # refused now if another process holds the run
+            from workbench.core.training import run_folder
+
+            _HELD.append(run_folder.open_for_resume(Path(args.resume).expanduser()))
         recipe = load_recipe(Path(args.resume) / "recipe.toml")
         total = args.max_steps or recipe.training.max_steps
         return JobSpec("resume", lambda control: resume_steps(
             args.resume, control, args.max_steps, threads=args.threads, gui=False,
-            distributed=rank, device=args.device)), total
+            distributed=rank, device=args.device,
+            allow_changed_data=args.allow_changed_data)), total
     recipe = load_recipe(args.recipe)
     changes = {}
     if args.device:
@@ -189,7 +221,10 @@ def _job(args, rank=None) -> tuple[JobSpec, int]:
     problems = recipe.training.problems()
     if problems:
         raise UserFacingError(" ".join(problems))
-    out = _new_out(args.out) if args.out else None
+    out = None
+    if args.out:  # only the writing rank claims it; the others never touch it
+        out = (_new_out(args.out) if rank is None or rank.is_writer
+               else Path(args.out).expanduser())
     return JobSpec(recipe.name, lambda control: recipe_train_steps(
         recipe, control, run_dir=out, gui=False, distributed=rank)), recipe.training.max_steps
 
@@ -202,8 +237,8 @@ def stop_on_signals(control: JobControl, say) -> Callable[[], None]:
         if control.stop_requested:
             raise KeyboardInterrupt
         control.stop()
-        say(f"{signal.Signals(signum).name}: stopping after this step and saving the latest "
-            "checkpoint (send it again to stop at once)")
+        say(f"{signal.Signals(signum).name}: stopping after this step, saving a checkpoint "
+            "if a step was trained (send it again to stop at once)")
 
     names = ["SIGINT", "SIGTERM"]
     if getattr(signal, "SIGHUP", None) and signal.getsignal(signal.SIGHUP) == signal.SIG_DFL:
@@ -220,7 +255,23 @@ def stop_on_signals(control: JobControl, say) -> Callable[[], None]:
     return restore
 
 
-def _run(spec: JobSpec, total: int, rank=None) -> int:
+def stopped_checkpoint(run_dir: Path | None) -> str:
+    """What a stopped run left to resume, read from its folder (not assumed): the checkpoint
+    'latest.json' names, or that there is none."""
+    from workbench.core.distributed.launch import latest_step
+    from workbench.core.training.run_folder import nothing_to_resume
+
+    if run_dir is None:
+        return ("it stopped before its run folder was set up, so no checkpoint was saved and "
+                "there is nothing to resume; start the recipe again")
+    step = latest_step(run_dir)
+    if step is None:
+        return "no checkpoint was saved. " + nothing_to_resume(run_dir)
+    return (f"the latest checkpoint is step {step}, in {run_dir / 'checkpoints'} (continue "
+            f"with --resume {run_dir})")
+
+
+def _run(spec: JobSpec, total: int, rank=None, run_dir: Path | None = None) -> int:
     control = JobControl()
     progress = ProgressLine(quiet=rank is not None and not rank.is_writer)
     prefix = f"[rank {rank.rank}] " if rank is not None else ""
@@ -235,6 +286,7 @@ def _run(spec: JobSpec, total: int, rank=None) -> int:
                 progress.update(event, total)
             elif isinstance(event, RunStarted):
                 task = event.task
+                run_dir = Path(event.run_dir)
             elif isinstance(event, EvalLogged):
                 summary = headline(task, event.metrics)
                 progress.val = f"  val {event.val_loss:.4f}" + (f" ({summary})" if summary
@@ -248,8 +300,7 @@ def _run(spec: JobSpec, total: int, rank=None) -> int:
                 progress.line(f"{prefix}error: {failure_text(event)}", error=True)
                 return 1
             elif isinstance(event, JobCancelled):
-                progress.line(f"{event.reason}; the latest checkpoint was saved (resume with "
-                              "--resume RUN_DIR)")
+                progress.line(f"{event.reason}; {stopped_checkpoint(run_dir)}")
                 return 130
             elif isinstance(event, JobFinished):
                 if last_step is not None:
@@ -258,8 +309,8 @@ def _run(spec: JobSpec, total: int, rank=None) -> int:
                 if not progress.quiet:
                     print(event.result)
                 return 0
-    except KeyboardInterrupt:
-        progress.line("stopped; the latest checkpoint was saved (resume with --resume RUN_DIR)")
+    except KeyboardInterrupt:  # the trainer's clean-up (its last save) has run by now
+        progress.line(f"stopped; {stopped_checkpoint(run_dir)}")
         return 130
     finally:
         restore()

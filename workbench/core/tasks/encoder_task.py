@@ -100,6 +100,12 @@ class EncoderTask(Task):
                                                          vocab_size=data.vocabulary.size))
         model = build(self.model_config(dict(encoder)))
         if data.pretrained is not None:
+            # the run's metadata may not describe its weights (edited, or another run's):
+            # named here, on the budget check's 'meta' build, before any memory is taken
+            from workbench.core.training.model_budget import check_fits
+
+            check_fits({k: tuple(v.shape) for k, v in model.encoder.state_dict().items()},
+                       data.pretrained.weights, f"The pretrained encoder {data.pretrained.source}")
             model.encoder.load_state_dict(data.pretrained.weights)
         if self.frozen:
             model.freeze_encoder()

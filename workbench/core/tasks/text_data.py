@@ -152,4 +152,11 @@ def load_pretrained(reference: str) -> Pretrained:
                               "masked-LM run.")
     weights = {k[len("encoder."):]: v for k, v in saved.model.items()
                if k.startswith("encoder.")}
-    return Pretrained(str(folder), encoder, weights, saved.meta["tokenizer"], saved.step)
+    tokenizer = saved.meta.get("tokenizer")
+    try:  # its tokenizer table is read by the task next: a damaged one named here
+        TextVocabulary.from_dict(tokenizer)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise UserFacingError(f"The tokenizer saved with {path} is damaged ({exc!r} cannot be "
+                              "read), so its encoder cannot be fine-tuned. Choose another "
+                              "run.") from None
+    return Pretrained(str(folder), encoder, weights, tokenizer, saved.step)

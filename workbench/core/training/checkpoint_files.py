@@ -30,6 +30,13 @@ KEEP_OLDER = 2  # previous 'latest' manifests kept as fallbacks
 WRITE_PIECE = 1 << 20  # large files are written in pieces (a crash can cut one short)
 _WEIGHTS_NAME = re.compile(r"[A-Za-z0-9_.-]+\.safetensors")
 _OLDER_NAME = re.compile(r"step-(\d+)\.json")
+# The only names pruning may delete: what `commit` writes (and the layout before it wrote
+# hashed names), and the temporaries `atomic_write` makes of them (mkstemp adds 8 characters).
+# A user's `mine.safetensors` or `.notes.tmp` beside them is not ours and stays.
+_OWN_WEIGHTS = re.compile(r"(latest|best)(-\d{6,}-[0-9a-f]{12})?\.safetensors")
+_OWN_TEMPORARY = re.compile(
+    r"\.((latest|best)(-\d{6,}-[0-9a-f]{12})?\.safetensors|(latest|best|step-\d+)\.json)"
+    r"\.[a-z0-9_]{8}\.tmp")
 
 
 def fsync_folder(folder: Path) -> None:
@@ -113,7 +120,8 @@ def commit(folder: Path, kind: str, weights: bytes, meta: dict) -> Path:
 
 def prune(folder: Path) -> None:
     """Remove what no kept manifest names: superseded weights, older manifests beyond
-    KEEP_OLDER, and temporary files a crash left behind."""
+    KEEP_OLDER, and temporary files a crash left behind; only files named as this module
+    names its own (see _OWN_WEIGHTS), never another file in the folder."""
     older = older_manifests(folder)
     for stale in older[KEEP_OLDER:]:
         stale.unlink(missing_ok=True)
@@ -126,15 +134,16 @@ def prune(folder: Path) -> None:
             except ValueError:
                 continue
     for name in os.listdir(folder):
-        if (name.endswith(".safetensors") and name not in named) or (
-                name.startswith(".") and name.endswith(".tmp")):
+        if (_OWN_WEIGHTS.fullmatch(name) and name not in named) or _OWN_TEMPORARY.fullmatch(name):
             (folder / name).unlink(missing_ok=True)
 
 
 def remove_stale_temporaries(folder: Path) -> int:
-    """Delete `.*.tmp` files a killed save left in `folder`; returns how many."""
+    """Delete the temporary files a killed save left in `folder` (only names a save makes);
+    returns how many. Call it only while holding the run folder's lock (run_lock.py): another
+    process's save in progress has such files too."""
     try:
-        names = [n for n in os.listdir(folder) if n.startswith(".") and n.endswith(".tmp")]
+        names = [n for n in os.listdir(folder) if _OWN_TEMPORARY.fullmatch(n)]
     except OSError:
         return 0
     for name in names:

@@ -191,8 +191,7 @@ def load_resumable(folder: str | Path) -> tuple[Checkpoint, str]:
     """The checkpoint a run resumes from: 'latest', else 'best', else the newest older one
     that loads. Returns it with a note for the user ('' when 'latest' loaded); raises
     `UserFacingError` listing why each one failed when none loads."""
-    folder = Path(folder)
-    checkpoint_files.remove_stale_temporaries(folder)
+    folder = Path(folder)  # reads only: a save's temporaries are pruned by the next save
     candidates = [folder / "latest.json", folder / "best.json",
                   *checkpoint_files.older_manifests(folder)]
     failures = []

@@ -36,12 +36,54 @@ def available_memory_bytes() -> int:
 
 def shapes_on_meta(build: Callable[[Any], Any]) -> dict[str, tuple[int, ...]]:
     """The state-dict shapes of `build()`'s model, built without allocating memory."""
+    return built_on_meta(build)[0]
+
+
+def built_on_meta(build: Callable[[Any], Any]) -> tuple[dict[str, tuple[int, ...]], Any]:
+    """The state-dict shapes of `build()`'s model and its config, allocating nothing."""
     with torch.device("meta"), warnings.catch_warnings():
         # a builder that loads pretrained weights (fine-tuning) copies them into meta tensors,
         # a no-op torch warns about; only the shapes are wanted here
         warnings.filterwarnings("ignore", message=".*meta parameter.*")
         model = build()
-    return {name: tuple(tensor.shape) for name, tensor in model.state_dict().items()}
+    shapes = {name: tuple(tensor.shape) for name, tensor in model.state_dict().items()}
+    return shapes, getattr(model, "config", None)
+
+
+def check_training_memory(shapes: dict[str, tuple[int, ...]], config: Any, batch: int,
+                          seq: int, what: str) -> None:
+    """`UserFacingError` when parameters, optimizer state and one step's activations
+    (activation_budget.py) would take more than FREE_SHARE of free memory, with the largest
+    batch (or sequence) that fits."""
+    from workbench.core.training import activation_budget as act
+
+    values = sum(_count(shape) for shape in shapes.values())
+    fixed = values * TRAINING_BYTES
+    dims = act.dims_of(config)
+    moving = act.activation_bytes(dims, batch, seq) if dims else 0
+    free = available_memory_bytes()
+    room = int(FREE_SHARE * free)
+    if fixed + moving <= room:
+        return
+    if fixed > room or dims is None:
+        check_memory(shapes, TRAINING_BYTES, what)  # the model alone does not fit
+        return
+    fits = act.largest_batch(dims, seq, room - fixed)
+    if fits:
+        advice = f"batch {fits} fits at this length"
+    else:
+        shorter = act.largest_sequence(dims, room - fixed, seq)
+        advice = (f"even batch 1 does not fit; sequences of {shorter} tokens would" if shorter
+                  else "even batch 1 of one token does not fit")
+    raise UserFacingError(
+        f"{what} with batch {batch} × sequence {seq} needs about {_size(fixed + moving)} "
+        f"(parameters and optimizer {_size(fixed)}, activations {_size(moving)}), but only "
+        f"{_size(free)} of memory is free; {advice}. Lower the batch size or the sequence "
+        "length, or choose a narrower model.")
+
+
+def _size(count: int) -> str:
+    return f"{count / 2**30:.1f} GB" if count >= 2**30 else f"{count / 2**20:.0f} MB"
 
 
 def check_memory(shapes: dict[str, tuple[int, ...]], bytes_per_value: int, what: str) -> None:

@@ -21,6 +21,7 @@ and raises `UserFacingError` naming the file, table and key.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import tomllib
 from dataclasses import dataclass, field
@@ -133,6 +134,7 @@ def parse_recipe(text: str, source: str = "recipe", base: Path | None = None) ->
                          f"{source}, [task] name")
     task = schema.validated(task_config_type(name), task_table, f"{source}, [task]",
                             ignore=("name",))
+    task = _task_paths_from(task, base)
     corpus_path, is_resource, corpus = "", False, data.get("corpus")
     if corpus is None and not task.needs_corpus:
         corpus = {}
@@ -179,6 +181,26 @@ def parse_recipe(text: str, source: str = "recipe", base: Path | None = None) ->
     return Recipe(name=data.get("name", "run"), corpus_path=corpus_path, model=model,
                   tokenizer=tokenizer, training=training, corpus_resource=is_resource,
                   corpus_sha256=corpus.get("sha256", ""), task=task, cleaning=cleaning)
+
+
+TASK_PATH_FIELDS = ("path", "test_path", "pretrained")  # files or run folders a task reads
+
+
+def _task_paths_from(task, base: Path | None):
+    """The task's data paths made absolute against the recipe's folder, as the corpus path is:
+    a recipe's `path = "pairs.tsv"` means the file beside the recipe, not one in whatever
+    folder the command was started from (a resume from elsewhere trained on that one)."""
+    if base is None:
+        return task
+    changes = {}
+    for name in TASK_PATH_FIELDS:
+        value = getattr(task, name, None)
+        if not isinstance(value, str) or not value.strip() or value.startswith("run:"):
+            continue  # empty, or 'run:NAME' (the newest run of that name)
+        location = Path(value).expanduser()
+        if not location.is_absolute():
+            changes[name] = str((base / location).absolute())
+    return dataclasses.replace(task, **changes) if changes else task
 
 
 def load_recipe(path: str | Path) -> Recipe:

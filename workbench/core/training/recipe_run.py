@@ -13,8 +13,9 @@ import tomllib
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
-from workbench.core.events import Event, Notice
+from workbench.core.events import Event, Notice, RunStarted
 from workbench.core.jobs import JobControl, UserFacingError
+from workbench.core.training import data_fingerprint
 from workbench.core.training.recipe import Recipe, load_recipe, recipe_to_toml, run_name
 from workbench.core.training.setup import device_available, resolve_device
 from workbench.core.training.trainer import TrainRequest, train_steps
@@ -33,30 +34,52 @@ def recipe_train_steps(recipe: Recipe, control: JobControl, run_dir: Path | None
                        hooks=None, gui: bool = True, distributed=None) -> Iterator[Event]:
     """Train a recipe into a new run folder (or `run_dir`); `gui` False for a headless run;
     `distributed` (a TorchrunEnv) when this process is one rank of a torchrun job."""
+    files = data_fingerprint.fingerprint(recipe, control)  # what this run reads, recorded
     data = yield from task_data_steps(recipe, control)
     request = TrainRequest(data, recipe.model, recipe.training, run_dir=run_dir,
                            run_name=run_name(recipe), recipe_toml=recipe_to_toml(recipe),
                            hooks=hooks, gui=gui, task=recipe.task, distributed=distributed)
-    yield from train_steps(request, control)
+    yield from _recording_data(train_steps(request, control), files, distributed)
+
+
+def _recording_data(events: Iterator[Event], files: dict, distributed) -> Iterator[Event]:
+    """The events, with `data.json` written into the run folder once the trainer owns it
+    (RunStarted comes after it claimed and locked the folder, before the first step)."""
+    for event in events:
+        if isinstance(event, RunStarted) and (distributed is None or distributed.is_writer):
+            data_fingerprint.write_record(Path(event.run_dir), files)
+        yield event
 
 
 def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None = None,
                  hooks=None, extend_to: int | None = None, threads: int | None = None,
-                 gui: bool = True, distributed=None, device: str | None = None
-                 ) -> Iterator[Event]:
+                 gui: bool = True, distributed=None, device: str | None = None,
+                 allow_changed_data: bool = False) -> Iterator[Event]:
     """Continue a run from its latest checkpoint: to `max_steps` if given, else to its own
     step count, or, when it already got there, to `extend_to` (the GUI's Steps box).
-    `threads` and `device` override the recipe's; `gui` False for a headless run."""
+    `threads` and `device` override the recipe's; `gui` False for a headless run. A run whose
+    data files changed since it was recorded is refused unless `allow_changed_data`."""
+    from workbench.core.training import run_folder, run_lock
     from workbench.core.training.checkpoint_meta import check_run_fields
     from workbench.core.training.checkpoints import load_resumable
 
     run_dir = Path(run_dir)
     recipe_path = run_dir / "recipe.toml"
+    if run_folder.is_marked(run_dir):
+        run_lock.raise_if_held(run_dir)  # before loading anything: another process has it
+        if not run_folder.has_checkpoint(run_dir):
+            raise UserFacingError(run_folder.nothing_to_resume(run_dir))
     if not recipe_path.is_file():
         raise UserFacingError(f"{run_dir} has no recipe.toml, so it cannot be resumed. Only "
                               "runs started by this app or its CLI can.")
     recipe = load_recipe(recipe_path)
     recipe.tokenizer = split_it_was_trained_on(recipe_path, recipe.tokenizer)
+    writer = distributed is None or distributed.is_writer
+    if data_fingerprint.read_record(run_dir) is None and writer:  # recorded before this was
+        data_fingerprint.write_record(run_dir, data_fingerprint.fingerprint(recipe, control))
+    changed = data_fingerprint.check_unchanged(run_dir, recipe, allow_changed_data, control)
+    if changed:
+        yield Notice(changed)
     saved, fallback = load_resumable(run_dir / "checkpoints")
     if fallback:
         yield Notice(fallback)

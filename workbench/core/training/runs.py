@@ -61,9 +61,17 @@ def new_run_dir(label: str, root: Path | None = None) -> Path:
         path = root / (f"{stamp}-{safe}" + (f"-{n}" if n else ""))
         try:
             path.mkdir(parents=True)
-            return path
         except FileExistsError:
             continue
+        except OSError as exc:  # a read-only or full disk: said in words, not a traceback
+            from workbench.core.jobs import user_message
+
+            raise UserFacingError(user_message(exc, f"Creating a run folder in {root}")
+                                  ) from None
+        from workbench.core.training.run_folder import mark
+
+        mark(path)  # ours: the trainer writes only into marked folders (run_folder.py)
+        return path
     raise UserFacingError(f"Could not create a run folder in {root}.")
 
 
@@ -125,7 +133,8 @@ def truncate_after(run_dir: Path, step: int) -> None:
     for name in ("metrics.jsonl", "samples.jsonl"):
         path = run_dir / name
         for stale in run_dir.glob(f".{name}.*.tmp"):  # left by a rewrite that was killed
-            stale.unlink(missing_ok=True)
+            if re.fullmatch(rf"\.{re.escape(name)}\.[a-z0-9_]{{8}}\.tmp", stale.name):
+                stale.unlink(missing_ok=True)  # mkstemp's name; anything else is not ours
         if not path.is_file():
             continue
         handle, temp = tempfile.mkstemp(dir=run_dir, prefix=f".{name}.", suffix=".tmp")

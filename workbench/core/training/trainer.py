@@ -57,7 +57,7 @@ from workbench.core.events import (
 )
 from workbench.core.jobs import JobCancelledError, JobControl, JobSpec, UserFacingError
 from workbench.core.tasks import build_task
-from workbench.core.training import checkpoints, model_budget, runs
+from workbench.core.training import checkpoints, model_budget, run_folder, runs
 from workbench.core.training.checkpoint_meta import check_run_fields
 from workbench.core.training.evaluation import ModelHooks
 from workbench.core.training.guard import DivergenceGuard
@@ -137,12 +137,21 @@ class Trainer:
         self.run_dir = request.run_dir or ctx.from_writer(
             lambda: runs.new_run_dir(request.run_name))
         self.checkpoint_dir = self.run_dir / "checkpoints"
-        if request.resume:
-            self._resume()
-        elif request.recipe_toml:
-            ctx.from_writer(lambda: checkpoints.atomic_write(
-                self.run_dir / "recipe.toml", request.recipe_toml.encode("utf-8")))
-        self.log = runs.RunLog(self.run_dir) if ctx.is_writer else runs.SilentLog()
+        # the writer owns and locks the folder before writing anything (run_folder.py)
+        self._lock = None
+        if ctx.is_writer:
+            self._lock = (run_folder.open_for_resume(self.run_dir) if request.resume
+                          else run_folder.claim(self.run_dir))
+        try:
+            if request.resume:
+                self._resume()
+            elif request.recipe_toml:
+                ctx.from_writer(lambda: checkpoints.atomic_write(
+                    self.run_dir / "recipe.toml", request.recipe_toml.encode("utf-8")))
+            self.log = runs.RunLog(self.run_dir) if ctx.is_writer else runs.SilentLog()
+        except BaseException:
+            self._release_lock()
+            raise
         self.active_s = 0.0  # time spent training, pauses and consumers left out
         self._progress_at = -PROGRESS_EVERY_S
         self.control: JobControl | None = None  # looked at before every step when given
@@ -150,13 +159,18 @@ class Trainer:
     def _check_budget(self, request: TrainRequest) -> None:
         """Refuse a model that cannot fit in memory before allocating it (model_budget.py)."""
         try:
-            shapes = model_budget.shapes_on_meta(
+            shapes, built = model_budget.built_on_meta(
                 lambda: self.task.build_model(request.model_config, self.hooks.build))
         except UserFacingError:
             raise
         except Exception:  # noqa: BLE001 - a builder that cannot build on 'meta': no estimate
             return
-        model_budget.check_memory(shapes, model_budget.TRAINING_BYTES, "Training this model")
+        from workbench.core.training.activation_budget import sequence_length
+
+        model_budget.check_training_memory(  # activations too: batch × sequence × width
+            shapes, built, self.config.batch_size, sequence_length(request.task_config,
+                                                                   self.config),
+            "Training this model")
 
     # --- resume and checkpoints -----------------------------------------------------------------
 
@@ -325,7 +339,13 @@ class Trainer:
         if not self._closed:
             self._closed = True
             self.log.close()
+            self._release_lock()
             self.ctx.close(together)
+
+    def _release_lock(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def _validate(self) -> Generator[Event, None, bool]:
         """Validate, snapshot, keep 'best'; returns True when it rolled training back."""
@@ -376,9 +396,12 @@ def train_steps(request: TrainRequest, control: JobControl | None = None) -> Ite
     yield Progress(0, None, "Building the model")
     trainer = Trainer(request)
     trainer.control = control
-    yield RunStarted(str(trainer.run_dir), request.run_name,
-                     trainer.step if request.resume else 0, request.task_config.name)
-    yield from trainer.run()
+    try:
+        yield RunStarted(str(trainer.run_dir), request.run_name,
+                         trainer.step if request.resume else 0, request.task_config.name)
+        yield from trainer.run()
+    finally:  # closed before run() began (stopped at once): still unlock the folder
+        trainer._close(together=False)
 
 
 def train_job(request: TrainRequest, title: str = "") -> JobSpec:
