@@ -75,6 +75,15 @@ class TokenizedCorpus:
             return 0
         return stripe_count(len(self.ids), self.config.split_stripes)
 
+    def split_ranges(self, split: str) -> list[tuple[int, int]]:
+        """(start, end) in `ids` of every piece of `split` ("train", "val" or "test")."""
+        if self.held_out is None:
+            column = SPLIT_NAMES.index(split)
+            bounds = split_bounds(len(self.ids), self.config.val_fraction,
+                                  self.config.test_fraction, self.config.split_stripes)
+            return [(b[column], b[column + 1]) for b in bounds if b[column + 1] > b[column]]
+        return _piece_ranges(self.held_out, self.piece_tokens)[split]
+
     def held_out_rows(self) -> list[tuple[str, str, int, int]]:
         """(document or stretch, split, characters, tokens) of every piece, in corpus order."""
         if self.held_out is None:
@@ -207,11 +216,7 @@ def _gather(ids: np.ndarray, plan: HeldOutPlan, piece_tokens: list[int]
             ) -> Generator[Event, None, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Train, validation and test ids: the pieces of each split, in corpus order. A split of
     one piece is a slice (no copy); the others are copied piece by piece between yields."""
-    ranges: dict[str, list[tuple[int, int]]] = {name: [] for name in SPLIT_NAMES}
-    position = 0
-    for piece, count in zip(plan.pieces, piece_tokens, strict=True):
-        ranges[piece.split].append((position, position + count))
-        position += count
+    ranges = _piece_ranges(plan, piece_tokens)
     out, pacer = [], Pacer()
     for name in SPLIT_NAMES:
         spans = ranges[name]
@@ -226,6 +231,17 @@ def _gather(ids: np.ndarray, plan: HeldOutPlan, piece_tokens: list[int]
                 yield Progress(filled, len(part), "Splitting into train, validation, test")
         out.append(part)
     return out[0], out[1], out[2]
+
+
+def _piece_ranges(plan: HeldOutPlan, piece_tokens: list[int]
+                  ) -> dict[str, list[tuple[int, int]]]:
+    ranges: dict[str, list[tuple[int, int]]] = {name: [] for name in SPLIT_NAMES}
+    position = 0
+    for piece, count in zip(plan.pieces, piece_tokens, strict=True):
+        if count:
+            ranges[piece.split].append((position, position + count))
+        position += count
+    return ranges
 
 
 def _check_held_out(n: int, n_train: int, n_val: int, val_fraction: float) -> None:
