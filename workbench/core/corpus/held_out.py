@@ -58,6 +58,23 @@ class HeldOutPlan:
     def characters(self, split: str) -> int:
         return sum(p.end - p.start for p in self.pieces if p.split == split)
 
+    def describe(self) -> str:
+        """'Held out: validation othello.txt, test tempest.txt (whole documents).'"""
+        total = max(1, sum(p.end - p.start for p in self.pieces))
+        parts = []
+        for split, word in (("val", "validation"), ("test", "test")):
+            held = [p for p in self.pieces if p.split == split]
+            share = f"{self.characters(split) / total:.0%}"
+            if self.kind == "documents":
+                names = ", ".join(p.document for p in held) or "nothing"
+                parts.append(f"{word} {names} ({share})")
+            elif held:
+                shortest = min(p.end - p.start for p in held)
+                parts.append(f"{word} {len(held)} stretch{'es' if len(held) > 1 else ''} "
+                             f"of {shortest:,}+ characters ({share})")
+        how = "whole documents" if self.kind == "documents" else "contiguous stretches"
+        return f"Held out: {', '.join(parts) or 'nothing'} ({how})."
+
 
 def document_spans(corpus) -> list[tuple[str, int, int]]:
     """(name, start, end) of every document in `corpus.text`; the line break that joins a

@@ -56,6 +56,8 @@ def corpus_tokens_steps(recipe, control: JobControl, tokenizer=None
             yield event
     # the held-out documents or stretches drawn from the seed, named: the run records them
     recipe.tokenizer = result.config
+    if result.held_out is not None:
+        yield Notice(result.held_out.describe(), "info")
     return result
 
 
