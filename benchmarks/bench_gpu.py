@@ -141,9 +141,7 @@ def test_loss(checkpoint_path: str) -> tuple[int, float, int]:
 
     loaded = recipe()
     corpus = run_to_end(corpus_tokens_steps(loaded, JobControl()))
-    config = corpus.config
-    pieces = heldout.test_pieces(len(corpus.ids), config.val_fraction, config.test_fraction,
-                                 config.split_stripes)
+    pieces = heldout.corpus_test_pieces(corpus)
     block = loaded.training.seq_len
     inputs, targets = heldout.heldout_blocks(corpus.ids, pieces, block)
     saved = load_checkpoint(checkpoint_path)

@@ -233,9 +233,7 @@ def main() -> None:
             if versus != "nanogpt" and tokenized(Path(versus)).tokenizer.to_dict() != \
                     corpus.tokenizer.to_dict():
                 raise SystemExit(f"{versus} tokenizes its corpus differently from {preset}")
-            config = corpus.config
-            pieces = heldout.test_pieces(len(corpus.ids), config.val_fraction,
-                                         config.test_fraction, config.split_stripes)
+            pieces = heldout.corpus_test_pieces(corpus)
             blocks = heldout.heldout_blocks(corpus.ids, pieces)
             data = scratch / side_name(preset) / "workbench_chars"
             heldout.write_nanogpt_data(data, corpus.train, corpus.val, corpus.vocab_size)

@@ -1,7 +1,8 @@
 """One held-out text and one scorer for every model bench_nanogpt compares (issue 18, item 1).
 
 The held-out text is the corpus's test split as the workbench cuts it (core/corpus/dataset.py:
-the last `test_fraction` of each of the stripes, text neither trainer sees): the workbench
+its held-out test documents or stretches, or for an old striped split the last
+`test_fraction` of each stripe; text neither trainer sees): the workbench
 trains on its training split, and nanoGPT gets the same training split as its train.bin and
 the validation split as its val.bin. Scoring cuts every test piece into fresh blocks of
 `block` + 1 characters (never across the seam between two pieces), gives each model the first
@@ -35,6 +36,12 @@ def test_pieces(n_tokens: int, val_fraction: float, test_fraction: float, stripe
 
     return [(test, end) for _, _, test, end in
             split_bounds(n_tokens, val_fraction, test_fraction, stripes) if end > test]
+
+
+def corpus_test_pieces(corpus) -> list[tuple[int, int]]:
+    """(start, end) in `corpus.ids` of every test piece of a TokenizedCorpus, whichever split
+    it was cut with."""
+    return corpus.split_ranges("test")
 
 
 def heldout_blocks(ids: np.ndarray, pieces: list[tuple[int, int]], block: int = BLOCK

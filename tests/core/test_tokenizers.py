@@ -135,11 +135,12 @@ def test_short_texts_get_fewer_stripes_of_at_least_the_minimum():
     assert np.array_equal(np.unique((val * 3) // 35_000), np.arange(3))
 
 
-def test_validation_samples_every_document_not_only_the_last():
-    # two "plays" one after the other: the old split held out only the second one
+def test_the_striped_split_of_old_runs_samples_every_document_not_only_the_last():
+    # two "plays" one after the other: the contiguous split held out only the second one
     first, second = "abc de\n" * 3000, "XYZ UV\n" * 3000
     corpus = SimpleNamespace(name="two", text=first + second)
-    tokens = list(drive(tokenize_job(corpus, TokenizerConfig()), JobControl()))[-1].result
+    config = TokenizerConfig(split="stripes")  # what a run made before held-out documents has
+    tokens = list(drive(tokenize_job(corpus, config), JobControl()))[-1].result
     held_out = tokens.tokenizer.decode(tokens.val)
     assert tokens.stripes() == 4 and len(tokens.val) == round(len(corpus.text) * 0.1)
     assert "abc" in held_out and "XYZ" in held_out

@@ -209,8 +209,13 @@ def test_a_run_recorded_before_split_stripes_resumes_on_its_contiguous_split(tmp
     recipe.tokenizer = TokenizerConfig(kind="char", split_stripes=40)
     today = tmp_path / "today.toml"
     today.write_text(recipe_to_toml(recipe), encoding="utf-8")  # what a run folder keeps
-    assert split_it_was_trained_on(today, recipe.tokenizer).split_stripes == 40
+    assert split_it_was_trained_on(today, recipe.tokenizer).split == "documents"
+    striped = tmp_path / "striped.toml"  # a run folder's recipe from before held-out documents
+    striped.write_text(today.read_text().replace('split = "documents"\n', ""), encoding="utf-8")
+    kept = split_it_was_trained_on(striped, load_recipe(striped).tokenizer)
+    assert (kept.split, kept.split_stripes) == ("stripes", 40)
     before = tmp_path / "before.toml"  # a run folder's recipe from before stripes existed
-    before.write_text(today.read_text().replace("split_stripes = 40\n", ""), encoding="utf-8")
-    assert load_recipe(before).tokenizer.split_stripes == 100  # a new recipe gets the default
-    assert split_it_was_trained_on(before, load_recipe(before).tokenizer).split_stripes == 1
+    before.write_text(striped.read_text().replace("split_stripes = 40\n", ""), encoding="utf-8")
+    assert load_recipe(before).tokenizer.split == "documents"  # a new recipe: the default
+    kept = split_it_was_trained_on(before, load_recipe(before).tokenizer)
+    assert (kept.split, kept.split_stripes) == ("stripes", 1)

@@ -1,29 +1,35 @@
-"""Token ids of a whole corpus and its interleaved, deterministic train/validation/test split.
+"""Token ids of a whole corpus and its train/validation/test split.
 
-`split_steps(ids, val, test, stripes)` cuts the ids into up to `stripes` equal stripes (fewer
-when a stripe would hold under MIN_STRIPE_TOKENS tokens; one for a short text) and splits every
-stripe the same way, in order: its first (1 - val - test) share is training text, the next `val`
-share validation, the last `test` share test. Train, validation and test are the concatenations
-of those pieces. Why: a corpus is rarely uniform (the default one is eight plays, one after the
-other), so a validation block cut from its end measures one play and can read much easier or
-harder than the rest; a slice of every stripe samples the whole corpus, so the validation curve
-rises when the model over-fits the training text. Each piece stays long (a stripe of the
-default corpus is ~10,000 characters, its validation piece ~1,000), so truncated BPTT reads
-long contiguous stretches; the seams between pieces are like the seams between documents.
-Nothing is shuffled: the same corpus and settings always give the same three arrays, and no
-validation text sits inside the training text. The three arrays are copies (the split gathers
-pieces from the whole corpus); batching into windows is the training code's business.
+The split is made on the text (held_out.py): whole held-out documents, or a few long
+stretches of a corpus of one or two documents. Each piece of text is encoded on its own (the
+pieces cover the text once), so no character is in two splits whatever the tokenizer, and the
+three arrays are the ids of their pieces in corpus order. The documents or stretches chosen
+are written into `TokenizedCorpus.config`, which a run records as its recipe's [tokenizer].
+
+`split_steps(ids, val, test, stripes)` is the split of runs made before (config
+`split = "stripes"`): the ids cut into up to `stripes` equal stripes (fewer when a stripe would
+hold under MIN_STRIPE_TOKENS tokens), every stripe into training, then validation, then test.
+It samples the whole corpus, but every validation piece sits between training pieces of the
+same scene, so it flattered the models (issue 29); it stays so that old runs resume on the
+text they were trained on. Nothing is shuffled in either split: the same corpus, settings and
+seed always give the same three arrays.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from workbench.core.config.tokenizer import TokenizerConfig
 from workbench.core.corpus.boundaries import encode_chunks
+from workbench.core.corpus.held_out import (
+    SPLIT_NAMES,
+    HeldOutPlan,
+    plan_held_out,
+    resolved_config,
+)
 from workbench.core.corpus.text_chunks import Pacer, text_chunks
 from workbench.core.corpus.tokenizers import (
     UNK,
@@ -39,19 +45,22 @@ MIN_SPLIT_TOKENS = 2  # a block needs an input and a target token to be of any u
 # A stripe this short still gives a validation piece of ~1,000 tokens at the default 10%:
 # many truncated-BPTT windows in a row before a seam.
 MIN_STRIPE_TOKENS = 10_000
+DEFAULT_SPLIT_SEED = 1234  # the training form's default seed: the window and the presets agree
 
 
 @dataclass
 class TokenizedCorpus:
     tokenizer: Tokenizer
     ids: np.ndarray  # (N,) int64, the whole corpus
-    train: np.ndarray  # the training piece of every stripe, concatenated
+    train: np.ndarray  # the training pieces, concatenated in corpus order
     val: np.ndarray  # the validation pieces
     test: np.ndarray  # the test pieces
-    config: TokenizerConfig = field(default_factory=TokenizerConfig)
+    config: TokenizerConfig = field(default_factory=TokenizerConfig)  # the split written in
     corpus_name: str = ""
     unknown_tokens: int | None = None  # ids equal to UNK; counted when encoding
     token_counts: np.ndarray | None = field(default=None, repr=False)  # (vocab_size,) int64
+    held_out: HeldOutPlan | None = None  # None: the old striped split
+    piece_tokens: list[int] = field(default_factory=list)  # tokens of each held_out piece
 
     @property
     def vocab_size(self) -> int:
@@ -61,8 +70,30 @@ class TokenizedCorpus:
         return {"train": len(self.train), "val": len(self.val), "test": len(self.test)}
 
     def stripes(self) -> int:
-        """How many stripes the split cut the ids into."""
+        """How many stripes the old split cut the ids into (0 for today's split)."""
+        if self.held_out is not None:
+            return 0
         return stripe_count(len(self.ids), self.config.split_stripes)
+
+    def split_ranges(self, split: str) -> list[tuple[int, int]]:
+        """(start, end) in `ids` of every piece of `split` ("train", "val" or "test")."""
+        if self.held_out is None:
+            column = SPLIT_NAMES.index(split)
+            bounds = split_bounds(len(self.ids), self.config.val_fraction,
+                                  self.config.test_fraction, self.config.split_stripes)
+            return [(b[column], b[column + 1]) for b in bounds if b[column + 1] > b[column]]
+        return _piece_ranges(self.held_out, self.piece_tokens)[split]
+
+    def held_out_rows(self) -> list[tuple[str, str, int, int]]:
+        """(document or stretch, split, characters, tokens) of every piece, in corpus order."""
+        if self.held_out is None:
+            return []
+        rows = []
+        for piece, tokens in zip(self.held_out.pieces, self.piece_tokens, strict=True):
+            label = piece.document if self.held_out.kind == "documents" else (
+                f"characters {piece.start:,}-{piece.end:,}")
+            rows.append((label, piece.split, piece.end - piece.start, tokens))
+        return rows
 
     def unknown_count(self) -> int:
         if self.unknown_tokens is None:
@@ -161,8 +192,70 @@ def _join(parts: list) -> Generator[Event, None, np.ndarray]:
     return ids
 
 
-def tokenize_job(corpus, config: TokenizerConfig, tokenizer: Tokenizer | None = None) -> JobSpec:
-    """Train a tokenizer on the corpus text (unless one is given), encode it and split it.
+def _encode(tokenizer: Tokenizer, pieces: Iterable[str], boundaries: str, counts: np.ndarray,
+            control, progress: list[int]) -> Generator[Event, None, list[list[np.ndarray]]]:
+    """The ids of every piece of text, chunk by chunk (kept apart: `_join` copies them between
+    yields), each piece encoded on its own (a line or sentence never runs from one piece into
+    the next); `counts` gains their token counts."""
+    encoded, pacer = [], Pacer()
+    done, total = progress
+    for piece in pieces:
+        parts = []
+        for chunk, part in encode_chunks(tokenizer, text_chunks(piece), boundaries):
+            counts += np.bincount(part, minlength=tokenizer.vocab_size)[:tokenizer.vocab_size]
+            parts.append(part)
+            done += len(chunk)
+            control.check()
+            if pacer.due():
+                yield Progress(done, total, "Encoding")
+        encoded.append(parts)
+    return encoded
+
+
+def _gather(ids: np.ndarray, plan: HeldOutPlan, piece_tokens: list[int]
+            ) -> Generator[Event, None, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Train, validation and test ids: the pieces of each split, in corpus order. A split of
+    one piece is a slice (no copy); the others are copied piece by piece between yields."""
+    ranges = _piece_ranges(plan, piece_tokens)
+    out, pacer = [], Pacer()
+    for name in SPLIT_NAMES:
+        spans = ranges[name]
+        if len(spans) <= 1:
+            out.append(ids[spans[0][0]:spans[0][1]] if spans else ids[:0])
+            continue
+        part, filled = np.empty(sum(b - a for a, b in spans), dtype=ids.dtype), 0
+        for a, b in spans:
+            part[filled:filled + b - a] = ids[a:b]
+            filled += b - a
+            if pacer.due():
+                yield Progress(filled, len(part), "Splitting into train, validation, test")
+        out.append(part)
+    return out[0], out[1], out[2]
+
+
+def _piece_ranges(plan: HeldOutPlan, piece_tokens: list[int]
+                  ) -> dict[str, list[tuple[int, int]]]:
+    ranges: dict[str, list[tuple[int, int]]] = {name: [] for name in SPLIT_NAMES}
+    position = 0
+    for piece, count in zip(plan.pieces, piece_tokens, strict=True):
+        if count:
+            ranges[piece.split].append((position, position + count))
+        position += count
+    return ranges
+
+
+def _check_held_out(n: int, n_train: int, n_val: int, val_fraction: float) -> None:
+    if n_train < MIN_SPLIT_TOKENS or (val_fraction > 0 and n_val < MIN_SPLIT_TOKENS):
+        raise UserFacingError(
+            f"The corpus has only {n} tokens: too few to split into training and held-out "
+            "validation text of at least 2 tokens each. Load a longer text or lower the "
+            "validation share.")
+
+
+def tokenize_job(corpus, config: TokenizerConfig, tokenizer: Tokenizer | None = None,
+                 seed: int = DEFAULT_SPLIT_SEED) -> JobSpec:
+    """Train a tokenizer on the corpus text (unless one is given), encode it and split it;
+    `seed` draws the held-out documents or stretches the config does not name.
 
     The job ends with `JobFinished(result=TokenizedCorpus)`. Encoding goes chunk by chunk so a
     large corpus can be cancelled and never holds the interpreter for long.
@@ -180,21 +273,29 @@ def tokenize_job(corpus, config: TokenizerConfig, tokenizer: Tokenizer | None = 
         trained.boundaries = config.boundaries
         done = len(text)
         yield Progress(done, total, f"Encoding with {trained.vocab_size} tokens")
-        parts, pacer = [], Pacer()
         counts = np.zeros(trained.vocab_size, dtype=np.int64)
-        for chunk, part in encode_chunks(trained, text_chunks(text), config.boundaries):
-            counts += np.bincount(part, minlength=trained.vocab_size)[:trained.vocab_size]
-            parts.append(part)
-            done += len(chunk)
-            control.check()
-            if pacer.due():
-                yield Progress(done, total, "Encoding")
-        ids = yield from _join(parts)
-        train, val, test = yield from split_steps(ids, config.val_fraction,
-                                                  config.test_fraction, config.split_stripes)
-        result = TokenizedCorpus(trained, ids, train, val, test, config,
+        if config.split == "stripes":  # a run made before held-out documents: as it was
+            encoded = yield from _encode(trained, [text], config.boundaries, counts, control,
+                                         [done, total])
+            ids = yield from _join(encoded[0])
+            train, val, test = yield from split_steps(ids, config.val_fraction,
+                                                      config.test_fraction,
+                                                      config.split_stripes)
+            plan, piece_tokens, recorded = None, [], config
+        else:
+            plan = plan_held_out(corpus, config, seed)
+            pieces = (text[p.start:p.end] for p in plan.pieces)  # one copy at a time
+            encoded = yield from _encode(trained, pieces, config.boundaries, counts, control,
+                                         [done, total])
+            piece_tokens = [sum(len(c) for c in chunks) for chunks in encoded]
+            ids = yield from _join([c for chunks in encoded for c in chunks])
+            train, val, test = yield from _gather(ids, plan, piece_tokens)
+            _check_held_out(len(ids), len(train), len(val), config.val_fraction)
+            recorded = resolved_config(config, plan)
+        result = TokenizedCorpus(trained, ids, train, val, test, recorded,
                                  corpus_name=getattr(corpus, "name", ""),
-                                 unknown_tokens=int(counts[UNK]), token_counts=counts)
+                                 unknown_tokens=int(counts[UNK]), token_counts=counts,
+                                 held_out=plan, piece_tokens=piece_tokens)
         yield JobFinished(result=result)
 
     return JobSpec(f"Tokenizing ({config.kind})", job)

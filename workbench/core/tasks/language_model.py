@@ -31,7 +31,8 @@ from workbench.core.training.setup import state_to
 def corpus_tokens_steps(recipe, control: JobControl, tokenizer=None
                         ) -> Generator[Event, None, object]:
     """Load and tokenize the recipe's corpus (with `tokenizer` when given, so a resumed run
-    reads the ids it was trained on); returns the TokenizedCorpus."""
+    reads the ids it was trained on); returns the TokenizedCorpus. The recipe's [tokenizer]
+    gains the held-out text chosen, so the recipe a run folder keeps names it."""
     from workbench.core.corpus.dataset import tokenize_job
     from workbench.core.corpus.loading import load_corpus_steps
     from workbench.core.training.recipe import corpus_hash
@@ -47,11 +48,16 @@ def corpus_tokens_steps(recipe, control: JobControl, tokenizer=None
                      "(its SHA-256 hash changed): curves will not match the original run.")
     recipe.corpus_sha256 = digest
     result = None
-    for event in tokenize_job(corpus, recipe.tokenizer, tokenizer).job(control):
+    job = tokenize_job(corpus, recipe.tokenizer, tokenizer, seed=recipe.seed)
+    for event in job.job(control):
         if isinstance(event, JobFinished):
             result = event.result
         else:
             yield event
+    # the held-out documents or stretches drawn from the seed, named: the run records them
+    recipe.tokenizer = result.config
+    if result.held_out is not None:
+        yield Notice(result.held_out.describe(), "info")
     return result
 
 

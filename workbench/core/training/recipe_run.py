@@ -114,16 +114,19 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
 
 
 def split_it_was_trained_on(recipe_path: Path, tokenizer):
-    """The tokenizer settings a run was trained with. A run recorded before the split had
-    stripes (its recipe has no `split_stripes`) trained on the contiguous split; resuming it
-    on today's default would train on text it validated on, so it keeps one stripe."""
+    """The tokenizer settings a run was trained with. A run recorded before held-out documents
+    (its recipe's [tokenizer] has no `split`) trained on the striped split: with its
+    `split_stripes`, or one stripe (the contiguous cut) when it predates stripes too. Resuming
+    it on today's default would train on text it validated on, so it keeps its own split."""
     try:
         table = tomllib.loads(recipe_path.read_text(encoding="utf-8")).get("tokenizer", {})
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return tokenizer  # load_recipe read it a moment ago; nothing to correct
-    if "split_stripes" in table:
+    if "split" in table:
         return tokenizer
-    return dataclasses.replace(tokenizer, split_stripes=1)
+    if "split_stripes" in table:
+        return dataclasses.replace(tokenizer, split="stripes")
+    return dataclasses.replace(tokenizer, split="stripes", split_stripes=1)
 
 
 def same_global_batch(meta: dict, world_size: int) -> tuple[int, str]:

@@ -248,6 +248,7 @@ class CorpusPanel(Panel):
             starts.append((name, offset))
             offset += len(text) + len(DOCUMENT_SEPARATOR)
         self.preview.set_corpus(corpus.text, starts)
+        self.tokenizer_view.forget_held_out()  # its documents: the old names mean nothing
         self.tokenize(self.tokenizer_view.config())
 
     @Slot(str, object)

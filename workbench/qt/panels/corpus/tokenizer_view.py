@@ -1,6 +1,10 @@
-"""Tokenizer settings (a form generated from `TokenizerConfig`) and what tokenizing produced."""
+"""Tokenizer settings (a form generated from `TokenizerConfig`) and what tokenizing produced:
+the vocabulary, and which documents are held out (held_out_table.py), which the user may
+choose."""
 
 from __future__ import annotations
+
+import dataclasses
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -15,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.config.tokenizer import TokenizerConfig
+from workbench.qt.panels.corpus.held_out_table import HeldOutTable
 from workbench.qt.widgets.config_form import ConfigForm
 
 # Which fields matter for which tokenizer; the others are greyed out.
@@ -42,6 +47,10 @@ class TokenizerView(QWidget):
         self.editors = self.form.editors
         self.split_note = QLabel()
         self.split_note.setWordWrap(True)
+        # the held-out documents the user chose: (validation, test) names; () = the seed's
+        self.chosen: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+        self.held_out = HeldOutTable()
+        self.held_out.choice_changed.connect(self.choose_held_out)
         self.button = QPushButton("Tokenize")
         self.button.setToolTip("Build the vocabulary on this corpus, encode it and split it")
         self.button.clicked.connect(self.request)
@@ -65,6 +74,7 @@ class TokenizerView(QWidget):
         layout.addWidget(self.split_note)
         layout.addWidget(self.button)
         layout.addWidget(self.result)
+        layout.addWidget(self.held_out)
         layout.addWidget(self.sample)
         layout.addWidget(self.vocabulary, 1)
         self.form.changed.connect(self._update_hints)
@@ -75,8 +85,25 @@ class TokenizerView(QWidget):
         self._update_hints()
 
     def config(self) -> TokenizerConfig | None:
-        """The settings shown, or None while a number box holds no number."""
-        return self.form.config()
+        """The settings shown with the held-out documents chosen in the table, or None while a
+        number box holds no number. Recorded stretches never carry over: the next text may
+        be another."""
+        config = self.form.config()
+        if config is None:
+            return None
+        return dataclasses.replace(config, split="documents",
+                                   validation_documents=self.chosen[0],
+                                   test_documents=self.chosen[1],
+                                   validation_stretches=(), test_stretches=())
+
+    def forget_held_out(self) -> None:
+        """Back to the seed's choice (another corpus: its documents have other names)."""
+        self.chosen = ((), ())
+
+    def choose_held_out(self, validation: tuple, test: tuple) -> None:
+        """Hold out these documents (both empty: the seed's choice) and split again."""
+        self.chosen = (tuple(validation), tuple(test))
+        self.request()
 
     def request(self) -> None:
         config = self.config()
@@ -100,13 +127,11 @@ class TokenizerView(QWidget):
 
     @staticmethod
     def _split_text(config, train: float) -> str:
-        shares = (f"train = the first {train:.0%}, then validation {config.val_fraction:.0%}, "
-                  f"then test {config.test_fraction:.0%}")
-        if config.split_stripes == 1:
-            return f"Split: contiguous blocks of the token ids, in order: {shares}."
-        return (f"Split: the token ids are cut into up to {config.split_stripes} equal stripes "
-                "(at least 10,000 tokens each), nothing shuffled; in every stripe "
-                f"{shares}. So validation samples the whole corpus.")
+        return (f"Split: validation {config.val_fraction:.0%} and test "
+                f"{config.test_fraction:.0%} of the text, held out as whole documents (a "
+                "corpus of three or more; see the table) or as a few long stretches of a "
+                f"single text; training the other {train:.0%}. Nothing held out is trained on "
+                "or beside, so validation measures text the model has not seen.")
 
     def show_tokens(self, tokens, text_head: str = "") -> None:
         """Describe a TokenizedCorpus: vocabulary, sizes, split, and a tokenized sample."""
@@ -114,8 +139,12 @@ class TokenizerView(QWidget):
             self.result.setText("Not tokenized yet.")
             self.sample.clear()
             self.vocabulary.setRowCount(0)
+            self.held_out.show_split("documents", [], False)
             return
         self._fill_vocabulary(tokens)
+        plan = getattr(tokens, "held_out", None)
+        self.held_out.show_split(plan.kind if plan is not None else "stripes",
+                                 tokens.held_out_rows(), any(self.chosen), tokens.stripes())
         sizes = tokens.split_sizes()
         n = max(1, len(tokens.ids))
         unknown = tokens.unknown_count()
@@ -124,8 +153,7 @@ class TokenizerView(QWidget):
             f"(4 special: &lt;pad&gt; &lt;unk&gt; &lt;bos&gt; &lt;eos&gt;), "
             f"<b>{len(tokens.ids):,}</b> tokens<br>train {sizes['train']:,} "
             f"({sizes['train'] / n:.1%}) · validation {sizes['val']:,} "
-            f"({sizes['val'] / n:.1%}) · test {sizes['test']:,} ({sizes['test'] / n:.1%}), "
-            f"from {tokens.stripes()} stripe{'s' if tokens.stripes() != 1 else ''}"
+            f"({sizes['val'] / n:.1%}) · test {sizes['test']:,} ({sizes['test'] / n:.1%})"
             f"<br>unknown tokens: {unknown:,} ({unknown / n:.2%})")
         head = text_head[:SAMPLE_CHARS]
         if head:
