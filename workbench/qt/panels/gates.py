@@ -45,6 +45,10 @@ def gate_values(layer, gate: str) -> np.ndarray:
 RECURRENT = ("rnn", "lstm", "gru")
 
 
+def _short(value: float) -> str:
+    return f"{value:.3g}".replace("-", "−")
+
+
 def activation_html(tokens: list[str], values: np.ndarray, lo: float, hi: float) -> str:
     """The probe text with each token's background coloured by `values` (viridis)."""
     cmap = pg.colormap.get("viridis")
@@ -182,11 +186,15 @@ class GatesPanel(InspectorPanel):
         self.unit = unit
         series = gate_values(layer, gate)[:, unit]
         self.curve.setData(np.arange(len(series)), series)
-        set_title(self.curve_plot, f"unit {unit}: {NAMES[gate]} along the probe")
         self.curve_plot.getAxis("bottom").setTicks([[(i, t) for i, t in enumerate(
             self.trace.token_text)][:: max(1, len(series) // 40)]])
-        lo, hi = self.heatmap.colorbar.levels()
+        # the unit's own range, not the heatmap's: on the heatmap's scale (a cell state's
+        # −20…30 over all units) a unit swinging −1…2.5 colours every token alike
+        lo, hi = float(np.min(series)), float(np.max(series))
         self.text_view.setText(activation_html(self.trace.token_text, series, lo, hi))
+        # the range in the curve's title: a line under the text made the panel taller
+        set_title(self.curve_plot, f"unit {unit}: {NAMES[gate]} along the probe; text below "
+                  f"coloured from {_short(lo)} (dark) to {_short(hi)} (yellow)")
 
     def _on_cell(self, unit: int, t: int) -> None:
         self.select_unit(unit)
