@@ -37,8 +37,8 @@ DERIVED = {"z_course": "z"}  # shown gates computed from a traced one (the compl
 
 
 def gate_values(layer, gate: str) -> np.ndarray:
-    """(T, H) values of a gate of the trace; "z_course" is 1 − PyTorch's z (Cho et al.'s and
-    Olah's h_t = (1 − z_t) h_{t−1} + z_t h̃_t)."""
+    """(T, H) values of a gate of the trace; "z_course" is 1 − PyTorch's z (Chung et al.'s
+    and Olah's h_t = (1 − z_t) h_{t−1} + z_t h̃_t; PyTorch's z is Cho et al.'s, eq. 7)."""
     if gate == "z_course":
         return 1.0 - np.asarray(layer.values["z"])
     return np.asarray(layer.values[gate])
