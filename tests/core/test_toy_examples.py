@@ -38,6 +38,14 @@ def test_the_lookup_picks_a_column_and_names_the_row_reading():
     assert np.array_equal(run("cbow").values["result"], [10, 12, 19])
 
 
+def test_the_lookup_prints_the_x_it_multiplied():
+    """Lesson 1, step 3: x = [0.5, 0.5, 0] printed as [0, 0, 0] beside a non-zero result."""
+    result = run("lookup", x="0.5 0.5 0")
+    shown = next(line for line in result.lines if line.label == "input")
+    assert shown.working == "[0.5000, 0.5000, 0]"
+    assert "not one-hot" in result.note
+
+
 def test_layer_norm_of_1_2_3_4():
     result = run("layernorm")
     assert result.values["mean"] == 2.5 and round(result.values["sigma"], 4) == 1.1180

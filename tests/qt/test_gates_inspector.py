@@ -49,6 +49,22 @@ def test_clicking_a_unit_shows_its_curve_and_coloured_text(qtbot, panel):
     assert panel.text_view.text().count("<span") == len(lstm_trace().token_text)
 
 
+def test_the_text_is_coloured_on_the_selected_units_own_range(qtbot, panel):
+    """Lesson 5, step 2: on the heatmap's scale (all units) a cell state unit that swings
+    −1…2.5 coloured every token alike; on its own range its low and high tokens differ."""
+    publish(qtbot, panel, 100)
+    panel.gate_box.setCurrentIndex(panel.gate_box.findData("c"))
+    values = panel.trace.layer("lstm0").values["c"]
+    values[:, 3] = np.linspace(-0.01, 0.01, len(values))  # a quiet unit among louder ones
+    values[0, 0] = 30.0
+    panel._draw()
+    panel.heatmap.clicked.emit(3, 0)
+    text = panel.text_view.text().lower()
+    assert "#440154" in text and "#fde725" in text  # viridis' two ends: dark and yellow
+    title = panel.curve_plot.getPlotItem().titleLabel.text
+    assert "from −0.01 (dark) to 0.01 (yellow)" in title
+
+
 def test_saturation_slider_steps_through_snapshots(qtbot, panel):
     for step in (100, 200, 300):
         publish(qtbot, panel, step)

@@ -65,3 +65,19 @@ def test_beam_search_reports_progress_then_the_best_output(qtbot, panel):
 def test_a_language_model_snapshot_is_pointed_elsewhere(qtbot, panel):
     panel.controller.set_snapshot(lm_snapshot(3))
     assert "language model" in panel.source.label.text()
+
+
+def test_another_model_clears_the_output_of_the_one_before(qtbot, panel):
+    """Lesson 13: the console showed the previous model's output beside the new model's name.
+    A newer snapshot of the same run keeps the output (it is still that run's)."""
+    panel.controller.set_snapshot(snapshot(80))
+    panel.input.setText("3 Mar 2011")
+    assert panel.decode()
+    qtbot.waitUntil(lambda: panel.result is not None, timeout=5000)
+    panel.controller.set_snapshot(snapshot(90))  # the same run, a later validation
+    assert panel.output_text() == "2011-03-03"
+    other = dataclasses.replace(snapshot(5, attention="none"), run_name="dates-no-attention")
+    panel.controller.set_snapshot(other)
+    assert panel.output_text() == "" and panel.result is None
+    assert "2011" not in panel.output.toPlainText()
+    assert panel.matrix.values.size == 0

@@ -27,7 +27,12 @@ vectors = "models/shakespeare-word2vec.bin"   # load these word vectors
 generation = { strategy = "sample", temperature = 0.5 }   # the Generate panel's settings
 prompt = "ROMEO:"                        # the Generate panel's prompt
 highlight = "attention:head_box"         # point at a control: panel:objectName or attribute
+task = "language_model"                  # the Architecture panel's task (before the model)
+tab = "attention:heatmap"                # show the tab (or page) this control lies on
 ```
+
+A step inherits the state the steps before it in its lesson set (core/lesson_setup.py), so
+"Set up" of any step, after any other lesson, gives the whole state it relies on.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from typing import Any
 from workbench.core.resources import resource_path
 
 ACTIONS = ("panel", "checkpoint", "recipe", "model", "tokenizer", "probe", "example", "inputs",
-           "vectors", "generation", "prompt", "highlight")
+           "vectors", "generation", "prompt", "highlight", "task", "tab")
 RESOURCE_ACTIONS = ("checkpoint", "recipe", "vectors")  # paths inside resources/
 # the panel an action fills, shown when a step names no panel itself (a step that only opens
 # a checkpoint or types a probe keeps the panels of the step before)
@@ -160,6 +165,7 @@ def lesson_problems(lesson: Lesson, panels: set[str], examples: set[str]) -> lis
     from workbench.core.config.fields import from_dict
     from workbench.core.config.generation import GenerationConfig
     from workbench.core.config.models import config_from_dict
+    from workbench.core.config.tasks import TASK_CONFIGS
     from workbench.core.config.tokenizer import TokenizerConfig
 
     problems = []
@@ -172,6 +178,8 @@ def lesson_problems(lesson: Lesson, panels: set[str], examples: set[str]) -> lis
         for action in RESOURCE_ACTIONS:
             if action in actions and not resource_path(str(actions[action])).exists():
                 problems.append(f"{where}: {action} '{actions[action]}' is not in resources/.")
+        if "task" in actions and str(actions["task"]) not in TASK_CONFIGS:
+            problems.append(f"{where}: no task '{actions['task']}'.")
         if "example" in actions and actions["example"] not in examples:
             problems.append(f"{where}: no worked example '{actions['example']}'.")
         checks = (("model", lambda v: config_from_dict(dict(v))),

@@ -128,6 +128,18 @@ class MainWindow(QMainWindow):
             self.show_lesson_panels(tuple(value))
         elif action == "highlight":
             self.highlight(str(value))
+        elif action == "tab":
+            self.show_tab(str(value))
+
+    def show_tab(self, target: str) -> QWidget | None:
+        """Switch the tabs of panel:control's panel so that the control shows (a lesson's
+        step: the heatmap to click, not an empty Computation tab left from before)."""
+        name, _, control = target.partition(":")
+        panel = self.panels.get(name)
+        widget = find_control(panel, control) if panel is not None else None
+        if widget is not None:
+            reveal(widget)
+        return widget
 
     def show_lesson_panels(self, names: tuple[str, ...]) -> None:
         """The Lessons panel beside `names` (the last in front), every other panel closed;

@@ -20,7 +20,7 @@ class GenerationConfig:
                           "sample: draw from softmax(z / T); top-k: draw among the k most likely; "
                           "top-p: draw from the smallest set whose probability reaches p "
                           "(nucleus); beam: keep the best `width` sequences. Sampling from the "
-                          "softmax is SLP3 ch. 9 sec. 9.3; the others go beyond the course texts "
+                          "softmax is SLP3 ch. 9 sec. 9.4.3; the others go beyond the course texts "
                           "(top-k: Fan et al. 2018; top-p: Holtzman et al. 2020).",
                           choices=STRATEGIES)
     max_tokens: int = param(200, "Max tokens", "Stop after this many new tokens.", min=1,

@@ -71,7 +71,7 @@ class RecurrentConfig:
     dropout: float = param(0.0, "Dropout", "Dropout between stacked layers and before the "
                            "output projection (0 = none).", min=0.0, max=0.9, step=0.05)
     tie_weights: bool = param(False, "Tie weights", "Share the input embedding E with the output "
-                              "projection V (E = V, SLP3 9.2.3). Needs hidden size = embedding "
+                              "projection V (E = V, SLP3 sec. 9.3). Needs hidden size = embedding "
                               "size.")
     bidirectional: bool = param(False, "Bidirectional", "Run a second layer right to left and "
                                 "concatenate. For encoders and classifiers only: a language "

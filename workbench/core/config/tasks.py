@@ -131,7 +131,7 @@ class LanguageModelTaskConfig:
     teacher_forcing: float = param(
         1.0, "Teacher forcing", "Share of the input tokens that are the true text while "
         "training. 1: teacher forcing, the model always reads the correct history (SLP3 ch. 9, "
-        "sec. 9.2.2). 0: free running, after the first token it reads its own most likely "
+        "sec. 9.3). 0: free running, after the first token it reads its own most likely "
         "predictions, one step at a time (slower). In between: each position is the true "
         "token with this probability (scheduled sampling, Bengio et al. 2015). Validation "
         "always reads the true text.", min=0.0, max=1.0, step=0.1)

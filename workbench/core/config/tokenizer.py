@@ -53,7 +53,7 @@ class TokenizerConfig:
                             "in . ! or ?) becomes <bos> sentence <eos>. With boundaries the "
                             "model learns where text starts and ends, so generation from an "
                             "empty prompt starts at <bos> and stops when it samples <eos> "
-                            "(Jurafsky & Martin, SLP3 ch. 9, sec. 9.3: autoregressive "
+                            "(Jurafsky & Martin, SLP3 ch. 9, sec. 9.4.3: autoregressive "
                             "generation).", choices=BOUNDARIES)
     val_fraction: float = param(0.1, "Validation share",
                                 "Share of the text held out for validation: whole documents "

@@ -3,7 +3,7 @@
 A language model trained on one unbroken stream never sees <bos> or <eos>, so generation from
 an empty prompt starts at a token it never read and can never stop by sampling <eos>. With
 boundaries the model learns both ends of a unit, as Jurafsky & Martin describe generation
-(SLP3 ch. 9, sec. 9.3: start from <s>, sample until </s>).
+(SLP3 ch. 9, sec. 9.4.3: start from <s>, sample until </s>).
 
 - "lines": every line with text becomes one unit (the line break itself is replaced by the
   boundary; blank lines are dropped).

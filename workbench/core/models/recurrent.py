@@ -52,7 +52,7 @@ class RecurrentLM(SequenceModel):
         self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
         self.head = nn.Linear(config.hidden_size * self.directions, config.vocab_size)
         if config.tie_weights:
-            self.head.weight = self.embedding.weight  # E = V (SLP3 9.2.3, weight tying)
+            self.head.weight = self.embedding.weight  # E = V (SLP3 sec. 9.3, weight tying)
         if getattr(config, "recurrent_init", "default") == "identity":
             identity_init(self.rnn)
 

@@ -3,8 +3,9 @@
 Per-token contributions of a classifier's decision:
 - with attention pooling, the pooling weights α_t themselves (the decision is Σ_t α_t h_t);
 - otherwise gradient × input: c_t = Σ_d e_{t,d} · ∂z_ŷ/∂e_{t,d}, where z_ŷ is the logit of the
-  predicted label and e_t the token's input embedding (Simonyan et al. 2013, Shrikumar et al.
-  2017 [NOT IN SEEDS]). Positive c_t pushed towards the predicted label, negative away from it.
+  predicted label and e_t the token's input embedding (Shrikumar et al. 2017
+  [NOT IN SEEDS]; Simonyan et al. 2013's saliency is the plain gradient). Positive c_t
+  pushed towards the predicted label, negative away from it.
 """
 
 from __future__ import annotations

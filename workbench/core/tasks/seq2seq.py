@@ -1,6 +1,6 @@
 """Sequence to sequence: read a source sequence, write its target (SEEDS 2.3 R12, 2.4).
 
-Training is teacher forcing (SLP3 9.2.2): the decoder reads <bos> y_1 … y_{m} and is scored on
+Training is teacher forcing (SLP3 sec. 9.3): the decoder reads <bos> y_1 … y_{m} and is scored on
 y_1 … y_m <eos> with the mean cross-entropy over real target tokens (padding ignored), with
 an optional share of steps reading the model's own prediction instead (scheduled sampling).
 Validation on the held-out pairs (the same ones every time) measures:

@@ -45,7 +45,7 @@ def lookup_example(m: np.ndarray, x: np.ndarray) -> WorkedComputation:
     e = m @ x
     one_hot = np.count_nonzero(x) == 1 and float(x.max()) == 1.0
     lines = [Line("embedding matrix", f"M ({m.shape[0]}×{m.shape[1]})", matrix(m), m),
-             Line("input", "x" + (" (one-hot)" if one_hot else ""), vec(x, 0), x)]
+             Line("input", "x" + (" (one-hot)" if one_hot else ""), vec(x), x)]
     for row in range(min(len(e), 4)):
         lines.append(Line(f"row {row + 1}", f"e_{row + 1} = Σ_j M_{row + 1}j x_j",
                           f"{products(m[row], x)} = {num(e[row], 8)}", float(e[row])))

@@ -30,6 +30,7 @@ from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.probe_bar import DEFAULT_PROBE, model_key
 from workbench.qt.widgets.worked_view import WorkedView
 
+ENCODER_TASKS = ("masked_lm", "classify", "tag")  # their attention reads both ways by design
 STATISTICS = ("entropy", "mean distance", "previous token", "first token")
 LINE_BUCKETS = (0.05, 0.15, 0.3, 0.5, 0.75)  # weights drawn thicker and darker per bucket
 
@@ -178,8 +179,11 @@ class AttentionPanel(InspectorPanel):
         self.refill(self.head_box, [f"head {h}" for h in
                                     range(max(v.attn.shape[0] for v in layers))])
         convention = layers[0].convention
+        traced = self.probe_bar.traced_snapshot
+        encoder = getattr(traced, "task_name", "") in ENCODER_TASKS
         self.card.setText(wrap(attention_card(causal="no causal mask" not in convention,
-                                              scaled="without the 1/√d_k" not in convention)))
+                                              scaled="without the 1/√d_k" not in convention,
+                                              encoder=encoder)))
         self._draw()
         self._draw_grid()
         self._draw_history()

@@ -37,12 +37,16 @@ DERIVED = {"z_course": "z"}  # shown gates computed from a traced one (the compl
 
 
 def gate_values(layer, gate: str) -> np.ndarray:
-    """(T, H) values of a gate of the trace; "z_course" is 1 − PyTorch's z (Cho et al.'s and
-    Olah's h_t = (1 − z_t) h_{t−1} + z_t h̃_t)."""
+    """(T, H) values of a gate of the trace; "z_course" is 1 − PyTorch's z (Chung et al.'s
+    and Olah's h_t = (1 − z_t) h_{t−1} + z_t h̃_t; PyTorch's z is Cho et al.'s, eq. 7)."""
     if gate == "z_course":
         return 1.0 - np.asarray(layer.values["z"])
     return np.asarray(layer.values[gate])
 RECURRENT = ("rnn", "lstm", "gru")
+
+
+def _short(value: float) -> str:
+    return f"{value:.3g}".replace("-", "−")
 
 
 def activation_html(tokens: list[str], values: np.ndarray, lo: float, hi: float) -> str:
@@ -182,11 +186,15 @@ class GatesPanel(InspectorPanel):
         self.unit = unit
         series = gate_values(layer, gate)[:, unit]
         self.curve.setData(np.arange(len(series)), series)
-        set_title(self.curve_plot, f"unit {unit}: {NAMES[gate]} along the probe")
         self.curve_plot.getAxis("bottom").setTicks([[(i, t) for i, t in enumerate(
             self.trace.token_text)][:: max(1, len(series) // 40)]])
-        lo, hi = self.heatmap.colorbar.levels()
+        # the unit's own range, not the heatmap's: on the heatmap's scale (a cell state's
+        # −20…30 over all units) a unit swinging −1…2.5 colours every token alike
+        lo, hi = float(np.min(series)), float(np.max(series))
         self.text_view.setText(activation_html(self.trace.token_text, series, lo, hi))
+        # the range in the curve's title: a line under the text made the panel taller
+        set_title(self.curve_plot, f"unit {unit}: {NAMES[gate]} along the probe; text below "
+                  f"coloured from {_short(lo)} (dark) to {_short(hi)} (yellow)")
 
     def _on_cell(self, unit: int, t: int) -> None:
         self.select_unit(unit)

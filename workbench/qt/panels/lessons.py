@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.config.models import config_from_dict, config_to_dict
 from workbench.core.config.tasks import TASK_CONFIGS
+from workbench.core.lesson_setup import step_setup
 from workbench.core.lessons import Lesson, load_lessons
 from workbench.core.resources import resource_path
 from workbench.qt.panel import Panel
@@ -53,6 +54,7 @@ class LessonsPanel(Panel):
         self.done: set[int] = set()
         self.step_buttons: list[QPushButton] = []
         self._highlight_target = None
+        self._opened: tuple[str, int] = ("", 0)  # the sample model this panel opened last
         self._highlight_timer = QTimer(self)
         self._highlight_timer.setSingleShot(True)
         self._highlight_timer.timeout.connect(
@@ -105,7 +107,7 @@ class LessonsPanel(Panel):
         for widget in (self.header, self.steps_box, self.next_button, self.footer):
             self.page_layout.addWidget(widget)
         self.page_layout.addStretch(1)
-        scroller = QScrollArea()
+        self.scroller = scroller = QScrollArea()
         scroller.setWidgetResizable(True)
         scroller.setFrameShape(QFrame.Shape.NoFrame)
         scroller.setWidget(self.page)
@@ -191,12 +193,22 @@ class LessonsPanel(Panel):
         questions = "".join(f"<li>{html.escape(q)}</li>" for q in lesson.questions)
         wait_note = (f"<p style='color:#9a6700'>This lesson needs {', '.join(waits)}, which "
                      "this version of the app does not have yet.</p>" if waits else "")
+        self._to_top()
         self.footer.setText(
             wait_note + _paragraph("What to look at", lesson.look)
             + _paragraph("What you should see", lesson.expect)
             + (f"<p><b>Questions</b></p><ol>{questions}</ol>" if questions else "")
             + (f"<p style='color:#555'><small>Sources: {html.escape(lesson.sources)}"
                "</small></p>" if lesson.sources else ""))
+
+    def _to_top(self) -> None:
+        """A new lesson opens at its title: it opened at the old lesson's scroll position
+        (this page's scroll area, and the dock's around the panel)."""
+        area: Any = self.scroller
+        while area is not None:
+            if isinstance(area, QScrollArea):
+                area.verticalScrollBar().setValue(0)
+            area = area.parentWidget()
 
     # --- steps -------------------------------------------------------------------------------
 
@@ -210,17 +222,25 @@ class LessonsPanel(Panel):
         return index
 
     def run_step(self, index: int) -> None:
-        """Set the app up as step `index` says, then point at its control."""
+        """Set the app up for step `index` whole (the state the steps before it set too, so
+        nothing is left from another lesson: core/lesson_setup.py), then point at its
+        control."""
         step = self.lesson.steps[index]
+        setup = step_setup(self.lesson, index)
         if step.panels:
             self.controller.lesson_action.emit("panels", step.panels)
-        for action, value in step.actions.items():
+        for action, value in setup.items():
             if action in ("highlight", "panel"):
                 continue
             if action == "checkpoint":
                 self._open_model(str(resource_path(str(value))))
             elif action == "model":
                 self.controller.set_model_config(self._model_config(dict(value)))
+            elif action == "task":
+                self._use_task(str(value))
+            elif action == "recipe" and action not in step.actions \
+                    and self.controller.jobs.busy:
+                continue  # the recipe a student is training now: reopening it changes nothing
             else:
                 self.controller.lesson_action.emit(action, value)
         # one pending highlight: a quick click on the next step must not have the last one's
@@ -233,8 +253,18 @@ class LessonsPanel(Panel):
         self.step_buttons[index].setText("Again ✓" if step.actions else "Done ✓")
 
     def _open_model(self, path: str) -> None:
-        """Load a sample model (queued after a probe of the step before that may still run)."""
-        open_checkpoint(self.controller, path, self._use_model)
+        """Load a sample model (queued after a probe of the step before that may still run);
+        one this panel opened and the session still shows is not loaded again."""
+        shown = self.controller.snapshot
+        if shown is not None and self._opened == (path, id(shown)):
+            return
+        open_checkpoint(self.controller, path, lambda snapshot: self._use_model(snapshot, path))
+
+    def _use_task(self, name: str) -> None:
+        """The step's task, with its default settings when it is not the session's task."""
+        current = self.controller.task_config
+        if current is None or getattr(current, "name", "") != name:
+            self.controller.set_task_config(TASK_CONFIGS[name]())
 
     def _model_config(self, settings: dict) -> Any:
         """The step's model: its settings over the current model's when the architecture is
@@ -244,8 +274,9 @@ class LessonsPanel(Panel):
             settings = {**config_to_dict(current), **settings}
         return config_from_dict(settings)
 
-    def _use_model(self, snapshot: Any) -> None:
+    def _use_model(self, snapshot: Any, path: str = "") -> None:
         """A step's sample model becomes the session's: every inspector and the console look
         at it, even those a student froze on another one."""
+        self._opened = (path, id(snapshot))
         self.controller.set_snapshot(snapshot)
         self.controller.lesson_action.emit("snapshot", snapshot)

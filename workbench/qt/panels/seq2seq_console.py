@@ -53,6 +53,14 @@ def describe(token: DecodedToken) -> str:
             f"<br>top: {alternatives}")
 
 
+def _model_key(snapshot: Any) -> tuple[str, str]:
+    """What tells two models apart: their run folder (or checkpoint) and name."""
+    if snapshot is None:
+        return ("", "")
+    return (str(getattr(snapshot, "run_dir", "")),
+            str(getattr(snapshot, "run_name", "") or getattr(snapshot, "arch", "")))
+
+
 class Seq2seqConsolePanel(Panel):
     name: ClassVar[str] = "seq2seq"
     title: ClassVar[str] = "Seq2seq console"
@@ -67,7 +75,8 @@ class Seq2seqConsolePanel(Panel):
         self._decoding = False
         self._dirty = False
         self.source = SnapshotSource(controller, describe_source)
-        self.source.changed.connect(lambda _snapshot: self._show_source())
+        self.source.changed.connect(self._on_model)
+        self._output_model: tuple[str, str] | None = None  # the model the output shown is of
         self.input = QLineEdit("Thursday, March 3rd 2011")
         self.input.setPlaceholderText("Input for the model to read")
         self.input.returnPressed.connect(self.decode)
@@ -118,6 +127,24 @@ class Seq2seqConsolePanel(Panel):
     def open_checkpoint(self, path: str) -> bool:
         return self.source.open_checkpoint(path)
 
+    @Slot(object)
+    def _on_model(self, snapshot: Any) -> None:
+        """Another model: the output of the one before goes (lesson 13's console showed the
+        previous model's translation beside the new model's name). A newer snapshot of the
+        same run keeps it: it is still that run's output."""
+        if self._output_model is not None and _model_key(snapshot) != self._output_model \
+                and not self._decoding:
+            self.clear_output()
+        self._show_source()
+
+    def clear_output(self) -> None:
+        self.tokens, self.result, self.source_labels = [], None, []
+        self._output_model = None
+        self.output.show_stream("", [])
+        self.matrix.clear("Decode an input to see where each output token looked.")
+        self.row_plot.clear()
+        self.info.setText(HINT)
+
     def _show_source(self) -> None:
         self.decode_button.setEnabled(self.snapshot is not None and not self._decoding)
 
@@ -140,6 +167,7 @@ class Seq2seqConsolePanel(Panel):
                                          on_error=self._on_stop):
             return False
         self.tokens, self.result, self.source_labels = [], None, []
+        self._output_model = _model_key(self.snapshot)
         self._decoding, self._dirty = True, True
         self.decode_button.setEnabled(False)
         self.stop_button.setEnabled(True)

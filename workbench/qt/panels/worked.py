@@ -103,8 +103,11 @@ class WorkedExamplesPanel(Panel):
 
     def _on_lesson(self, action: str, value) -> None:
         """A lesson step shows an example, or types inputs into the one shown."""
-        if action == "example":
-            self.choose(str(value))
+        if action == "example":  # with its own inputs, whatever an earlier step typed
+            if self.example().key == str(value):
+                self._build_inputs()
+            else:
+                self.choose(str(value))
         elif action == "inputs":
             for key, text in dict(value).items():
                 if key in self.editors:
@@ -150,7 +153,9 @@ class WorkedExamplesPanel(Panel):
 
     def set_text(self, key: str, text: str) -> None:
         editor = self.editors[key]
-        if isinstance(editor, QPlainTextEdit):
+        if isinstance(editor, QCheckBox):  # a flag: "yes" / "no" as texts() reads it
+            editor.setChecked(text.strip().lower() in ("yes", "true", "1", "on"))
+        elif isinstance(editor, QPlainTextEdit):
             editor.setPlainText(text)
         elif isinstance(editor, QLineEdit):
             editor.setText(text)

@@ -25,7 +25,7 @@ e<sub>t</sub> = E x<sub>t</sub> &nbsp;(embedding lookup: the column of E for x<s
 h<sub>t</sub><sup>[l]</sup> = cell(h<sub>t−1</sub><sup>[l]</sup>, h<sub>t</sub><sup>[l−1]</sup>),
 &nbsp;h<sub>t</sub><sup>[0]</sup> = e<sub>t</sub> &nbsp;(stacked layers)<br>
 """ + RECURRENT_OUTPUT + source("Jurafsky &amp; Martin, SLP3 ch. 9, eqs. 9.6–9.8 and sec. "
-                                "9.2.3 (weight tying).")
+                                "9.3 (weight tying).")
 
 POST_BLOCK = """
 X := LayerNorm(X + MaskedMultiHead(X))<br>
@@ -107,7 +107,8 @@ def _model_card(summary: ModelSummary, config: Any = None) -> str:
     cells = [k for k in dict.fromkeys(kinds) if k in CARDS]
     if "block" in kinds:
         attention = wrap(attention_card(getattr(config, "causal_mask", True),
-                                        getattr(config, "scale_scores", True)))
+                                        getattr(config, "scale_scores", True),
+                                        encoder=summary.arch in HEAD_FRAMES))
         parts = [attention, f"<div>{transformer_frame(config)}</div>"]
         positional = getattr(config, "positional", "sinusoidal")
         if positional == "sinusoidal":

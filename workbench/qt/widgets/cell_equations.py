@@ -52,8 +52,11 @@ h<sub>t</sub> = (1 − z<sub>t</sub>) ⊙ n<sub>t</sub> + z<sub>t</sub> ⊙ h<su
 PyTorch's z is the complement of the z<sub>t</sub> above
 (z<sup>PyTorch</sup> = 1 − z<sub>t</sub>), and r acts after the matrix product. The gate list
 offers both; the heatmap's title says which one it shows.
-""" + source("Cho et al. 2014, written as in C. Olah, “Understanding LSTM Networks” (2015); "
-             "PyTorch documentation of torch.nn.GRU.")
+PyTorch's form, z<sub>t</sub> ⊙ h<sub>t−1</sub> + (1 − z<sub>t</sub>) ⊙ h̃<sub>t</sub>, is
+Cho et al.'s own (2014, eq. 7).
+""" + source("the form above: Chung et al. 2014 and C. Olah, “Understanding LSTM Networks” "
+             "(2015); Cho et al. 2014, eq. 7 (the complement z); PyTorch documentation of "
+             "torch.nn.GRU.")
 
 RNN = """
 <b>Elman RNN</b><br>
@@ -81,15 +84,19 @@ c<sub>t</sub> = f<sub>t</sub> ⊙ c<sub>t−1</sub> + … lets it survive longer
              "Bengio, Simard &amp; Frasconi 1994; Pascanu, Mikolov &amp; Bengio 2013.")
 
 
-def attention_card(causal: bool = True, scaled: bool = True) -> str:
+def attention_card(causal: bool = True, scaled: bool = True, encoder: bool = False) -> str:
     """The masked scaled dot-product attention card; an ablated model's card says what it
-    computes instead (no mask M, no division by √d_k)."""
+    computes instead (no mask M, no division by √d_k). An encoder (BERT-style) reads both
+    ways by design: its missing mask is no ablation."""
     divide = " / √d<sub>k</sub>" if scaled else ""
     mask = (" + M" if causal else "")
-    title = ("Masked scaled dot-product attention" if causal and scaled else
-             "Self-attention (ablated: " + ", ".join(
-                 [w for w, off in (("no causal mask", not causal), ("no √d_k scaling",
-                                                                     not scaled)) if off]) + ")")
+    ablated = [w for w, off in (("no causal mask", not causal and not encoder),
+                                ("no √d_k scaling", not scaled)) if off]
+    title = ("Bidirectional scaled dot-product attention (an encoder: every token reads every "
+             "other)" if encoder and not causal else "Masked scaled dot-product attention")
+    if ablated:
+        title = ("Bidirectional self-attention" if encoder and not causal else
+                 "Self-attention") + " (ablated: " + ", ".join(ablated) + ")"
     mask_line = ("M<sub>ij</sub> = −∞ for j &gt; i, else 0 (the causal mask)<br>" if causal else
                  "<i>No mask: every position also reads the tokens after it.</i><br>")
     scale_note = "" if scaled else ("<i>No division by √d<sub>k</sub>: scores grow with "
