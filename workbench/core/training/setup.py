@@ -17,7 +17,8 @@ def resolve_device(name: str) -> torch.device:
         return torch.device("cuda" if cuda else "mps" if mps else "cpu")
     if name == "cuda" and not cuda:
         raise UserFacingError("Device 'cuda' was chosen but no CUDA GPU is available to this "
-                              "torch build. Choose cpu or auto (see docs/guide/gpu-and-servers.md).")
+                              "torch build. Choose cpu or auto (see "
+                              "docs/guide/gpu-and-servers.md).")
     if name == "mps" and not mps:
         raise UserFacingError("Device 'mps' was chosen but Apple's Metal backend is not "
                               "available. Choose cpu or auto.")
