@@ -51,13 +51,13 @@ def test_a_run_records_its_data_and_a_resume_on_changed_data_refuses_naming_it(
 
     text = corpus.read_text()
     corpus.write_text(text[::-1])  # same size, other content
-    assert main(["--resume", str(out), "--max-steps", "20"]) == 2
+    assert main(["--resume", str(out), "--max-steps", "20"]) == 1  # refused by the job
     err = capsys.readouterr().err
     assert f"tiny.txt has the same size ({size:,} bytes) but other content" in err
     assert "--allow-changed-data" in err and "Traceback" not in err
 
     corpus.write_text(text + "more text\n")
-    assert main(["--resume", str(out), "--max-steps", "20"]) == 2
+    assert main(["--resume", str(out), "--max-steps", "20"]) == 1
     assert f"tiny.txt was {size:,} bytes, now {size + 10:,} bytes" in capsys.readouterr().err
 
     assert main(["--resume", str(out), "--max-steps", "20", "--allow-changed-data"]) == 0

@@ -128,6 +128,8 @@ def open_for_resume(folder: Path) -> run_lock.RunLock:
             "metrics.jsonl), so it cannot be resumed; nothing in it was changed.")
     lock = run_lock.acquire(folder)
     try:
+        if not has_checkpoint(folder):
+            raise UserFacingError(nothing_to_resume(folder))
         if not is_marked(folder):
             try:
                 mark(folder)
