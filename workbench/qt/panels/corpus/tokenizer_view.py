@@ -127,11 +127,11 @@ class TokenizerView(QWidget):
 
     @staticmethod
     def _split_text(config, train: float) -> str:
-        return (f"Split: validation {config.val_fraction:.0%} and test "
-                f"{config.test_fraction:.0%} of the text, held out as whole documents (a "
-                "corpus of three or more; see the table) or as a few long stretches of a "
-                f"single text; training the other {train:.0%}. Nothing held out is trained on "
-                "or beside, so validation measures text the model has not seen.")
+        return (f"Split: about {config.val_fraction:.0%} validation and "
+                f"{config.test_fraction:.0%} test text, held out as whole documents (a "
+                "corpus of three or more, at least one each; see the table) or as a few long "
+                f"stretches of a single text; training about {train:.0%}. Nothing held out is "
+                "trained on or beside, so validation measures text the model has not seen.")
 
     def show_tokens(self, tokens, text_head: str = "") -> None:
         """Describe a TokenizedCorpus: vocabulary, sizes, split, and a tokenized sample."""
