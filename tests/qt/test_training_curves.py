@@ -130,9 +130,9 @@ def test_plots_follow_the_curves_the_runs_tasks_declare(view, monkeypatch):
     view.log_scale.setChecked(True)
     assert not view.plots["exact"].ctrl.logYCheck.isChecked()
     lm.visible = True
-    view.set_runs([lm, other])  # both: the union, each once
-    assert list(view.plots) == ["loss", "perplexity", "bits", "exact", "lr", "grad_norm",
-                                "tok_s"]
+    view.set_runs([lm, other])  # both: one task at a time, never on one plot
+    assert list(view.plots) == ["loss", "exact", "lr", "grad_norm", "tok_s"]
+    assert "lm" not in view._items
 
 
 def test_a_tasks_result_plot_shows_the_latest_validation(view):

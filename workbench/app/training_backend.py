@@ -121,6 +121,17 @@ class TrainingBackend:
 
         return JobSpec(f"Opening {kind} checkpoint", job)
 
+    def test_job(self, run_dir: str | Path) -> JobSpec:
+        """Score a run's best checkpoint on its test split (test_scoring.py); the result is
+        a `TestLogged`."""
+
+        def job(control: JobControl) -> Iterator[Event]:
+            from workbench.core.training.test_scoring import scored_test_steps
+
+            yield from scored_test_steps(run_dir, control, self.hooks)
+
+        return JobSpec(f"Testing {Path(run_dir).name}", job)
+
     def follow_job(self, run_dir: str | Path, wake=None, poll_s: float | None = None
                    ) -> JobSpec:
         """Follow a run folder another process writes: its new lines (`RunGrew`) and each new

@@ -32,6 +32,7 @@ from workbench.core.config.generation import GenerationConfig
 from workbench.core.config.summary import MatchedSize, ModelSummary
 from workbench.core.config.tokenizer import TokenizerConfig
 from workbench.core.config.training import TrainingConfig
+from workbench.core.events import TestLogged
 from workbench.core.jobs import JobSpec
 from workbench.core.seq2seq_trace import DecodeResult, Seq2seqTrace
 from workbench.core.snapshot import Snapshot
@@ -179,6 +180,10 @@ class TrainingApi(Protocol):
 
     def checkpoint_snapshot_job(self, run_dir: str | Path,
                                 kind: str = "best") -> JobSpec[Snapshot]: ...
+
+    def test_job(self, run_dir: str | Path) -> JobSpec[TestLogged]:
+        """Score a run's best checkpoint on its test split (off the GUI thread)."""
+        ...
 
     def follow_job(self, run_dir: str | Path, wake: threading.Event | None = None,
                    poll_s: float | None = None) -> JobSpec[None]: ...

@@ -140,6 +140,23 @@ class EvalLogged(Event):
 
 
 @dataclass(frozen=True)
+class TestLogged(Event):
+    """The test figure: the model of the 'best' checkpoint (the best validation) scored once on
+    the held-out test split, which no validation looked at. Logged when a run ends, and
+    computed on request for a finished run. `step` is where the run stood, `checkpoint_step`
+    the step of the model scored; `metrics` holds the task's metrics by name, `test_loss`
+    included (nats per the task's unit, as the validation loss)."""
+
+    __test__ = False  # an event, not a pytest test class
+
+    step: int
+    test_loss: float
+    checkpoint_step: int
+    checkpoint: str = "best"  # "best", or "latest" when no validation ever made a best
+    metrics: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class DivergenceHandled(Event):
     """The divergence guard rolled back a bad step and lowered the learning rate."""
 

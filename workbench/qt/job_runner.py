@@ -99,6 +99,7 @@ class JobRunner(QObject):
         self.title = ""
         self.stop_note = ""
         self._started_at = 0.0
+        self._progress_base: tuple[float, float] | None = None  # (time, done) the ETA counts from
         self._state = IDLE
 
     @property
@@ -130,6 +131,7 @@ class JobRunner(QObject):
         self.title = spec.title
         self.stop_note = spec.stop_note
         self._started_at = time.monotonic()
+        self._progress_base = None
         LIVE_THREADS.add(thread)
         thread.start(QThread.Priority.LowPriority)
         self.busy_changed.emit(True)
@@ -182,6 +184,7 @@ class JobRunner(QObject):
     def _on_event(self, event: Event) -> None:
         if isinstance(event, JobStarted):
             self._started_at = time.monotonic()
+            self._progress_base = None
         if isinstance(event, Progress):
             self._emit_progress(event)
         self.event.emit(event)
@@ -189,11 +192,20 @@ class JobRunner(QObject):
             self.progress.emit(0.0, 0.0, "", -1.0)
 
     def _emit_progress(self, event: Progress) -> None:
+        """Progress with an ETA from the rate since the job's first measured progress: a
+        resumed run reports its whole run's share (step 50 of 300 at its start), and counting
+        those 50 steps as done in this job's time made the ETA far too short."""
         total = -1.0 if event.total is None else float(event.total)
         eta = -1.0
-        if event.total and event.done > 0:
-            elapsed = time.monotonic() - self._started_at
-            eta = elapsed * (event.total - event.done) / event.done
+        now = time.monotonic()
+        if event.total and self._progress_base is None:
+            # from the job's start when it starts at 0, else from this first report
+            self._progress_base = (self._started_at, 0.0) if event.done <= 0 \
+                else (now, float(event.done))
+        if event.total and self._progress_base is not None:
+            since, done_before = self._progress_base
+            if event.done > done_before:
+                eta = (now - since) * (event.total - event.done) / (event.done - done_before)
         self.progress.emit(float(event.done), total, event.message, eta)
 
     @Slot()

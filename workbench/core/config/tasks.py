@@ -123,7 +123,7 @@ class LanguageModelTaskConfig:
     needs_corpus: ClassVar[bool] = True
     curves: ClassVar[tuple[Curve, ...]] = (
         Curve("val_loss", "Loss (nats per token)", train="loss"),
-        Curve("perplexity", "Perplexity", train="perplexity"),
+        Curve("perplexity", "Perplexity (e^loss, per token)", train="perplexity"),
         Curve("bits", "Bits per token", train="bits", short="bits"),
     )
     inspectors: ClassVar[tuple[str, ...]] = ("gates", "attention", "nexttoken", "gradients",

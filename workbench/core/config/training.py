@@ -39,14 +39,24 @@ class TrainingConfig:
                          "window of a recurrent model, the block of a transformer (at most its "
                          "context length). Language models only: sequence-to-sequence batches "
                          "are as long as their longest pair.", min=2, max=8192, step=8)
-    max_steps: int = param(2000, "Steps", "Optimisation steps to train for.",
+    max_steps: int = param(2000, "Steps", "Optimisation steps to train for (with a time "
+                           "budget: the most steps, whichever ends first).",
                            min=1, max=10_000_000, step=100)
+    minutes: float = param(0.0, "Time budget (min)", "Minutes of training on this machine "
+                           "(pauses not counted; validation counted): the cosine decay follows "
+                           "the time spent, not the steps, and the run ends when the time is "
+                           "spent. 0 = no budget: 'Steps' decides.",
+                           min=0.0, max=100_000.0, step=1.0)
     eval_every: int = param(100, "Validate every", "Steps between validations.",
                             min=1, max=1_000_000)
     eval_batches: int = param(20, "Validation batches", "Windows of the validation split "
                               "averaged per validation (the same ones every time). A "
                               "sequence-to-sequence task validates on all its held-out pairs.",
                               min=1, max=10_000)
+    patience: int = param(0, "Early-stopping patience", "Validations in a row without a new "
+                          "best validation loss after which the run stops (the 'best' "
+                          "checkpoint keeps the best model; 0 = never stop early).",
+                          min=0, max=100_000)
     sample_every: int = param(200, "Sample every", "Steps between text samples (0 = never).",
                               min=0, max=1_000_000)
     sample_length: int = param(200, "Sample length", "Tokens generated per sample (a language "

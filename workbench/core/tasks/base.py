@@ -144,6 +144,11 @@ class Task(ABC):
     def evaluate(self, model: torch.nn.Module, amp: bool) -> Evaluation:
         """Validation on the held-out examples (the same ones every time)."""
 
+    def test(self, model: torch.nn.Module, amp: bool = False) -> Evaluation | None:
+        """The held-out test split, scored as validation is (the test figure at the end of a
+        run and on request); None when the task's data has no test split."""
+        return None
+
     def validation_shard(self, rank: int, world_size: int) -> None:
         """Under torchrun: keep only rank `rank`'s share of the held-out examples, so the ranks
         validate in parallel and `merge_evaluations` combines their results. The default keeps

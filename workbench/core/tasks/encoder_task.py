@@ -173,8 +173,10 @@ class EncoderTask(Task):
         metrics, results = self.metrics(true, predicted)
         return Evaluation(loss, metrics, results)
 
-    def test(self, model) -> Evaluation:
+    def test(self, model, amp: bool = False) -> Evaluation | None:
         """The held-out test split, scored as validation is (benchmarks, the final report)."""
+        if not len(self.data.test):
+            return None
         loss, true, predicted = self.run_split(model, self.data.test)
         metrics, results = self.metrics(true, predicted)
         return Evaluation(loss, metrics, results)

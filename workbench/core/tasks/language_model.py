@@ -99,6 +99,9 @@ class LanguageModelTask(Task):
         self.val = validation_windows(np.asarray(tokens.val), training.batch_size, self.seq_len,
                                       training.eval_batches, self.stateful
                                       ) if len(tokens.val) >= 3 else []
+        self.test_windows = validation_windows(  # scored as validation is, on its own text
+            np.asarray(tokens.test), training.batch_size, self.seq_len, training.eval_batches,
+            self.stateful) if len(tokens.test) >= 3 else []
         self.prompt = sample_prompt(self.data.tokenizer, np.asarray(
             tokens.val if len(tokens.val) else tokens.train))
         self.seed = training.seed
@@ -129,6 +132,12 @@ class LanguageModelTask(Task):
 
     def evaluate(self, model, amp: bool) -> Evaluation:
         loss = evaluate(model, self.val, self.device, amp)
+        return Evaluation(loss, {"perplexity": perplexity(loss), "bits": bits_per_token(loss)})
+
+    def test(self, model, amp: bool = False) -> Evaluation | None:
+        if not self.test_windows:
+            return None
+        loss = evaluate(model, self.test_windows, self.device, amp)
         return Evaluation(loss, {"perplexity": perplexity(loss), "bits": bits_per_token(loss)})
 
     def validation_shard(self, rank: int, world_size: int) -> None:

@@ -247,4 +247,6 @@ def describe(recipe: Recipe) -> str:
     task = getattr(recipe.task, "name", "language_model")
     if task != "language_model":
         text += f", task {getattr(recipe.task, 'title', task)}"
+    if recipe.training.minutes:  # a time budget ends the run, not the step cap
+        return f"{text}, {recipe.training.minutes:g} minutes"
     return f"{text}, {recipe.training.max_steps:,} steps"

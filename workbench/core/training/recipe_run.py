@@ -102,6 +102,11 @@ def resume_steps(run_dir: str | Path, control: JobControl, max_steps: int | None
         raise UserFacingError(f"The run already trained {saved.step} of its "
                               f"{recipe.training.max_steps} steps. Set Steps above {saved.step} "
                               "(or pass --max-steps) to train it further.")
+    spent = float(saved.meta.get("elapsed_s", 0.0))
+    if recipe.training.minutes and spent >= 60 * recipe.training.minutes:
+        raise UserFacingError(f"The run already trained its {recipe.training.minutes:g} minutes "
+                              f"(its time budget). Raise 'minutes' in {recipe_path} to train it "
+                              "further.")
     batch, note = same_global_batch(saved.meta, distributed.world_size if distributed else 1)
     if batch:
         recipe.training = dataclasses.replace(recipe.training, batch_size=batch)

@@ -34,12 +34,14 @@ from workbench.core.events import (
     Event,
     SampleGenerated,
     StepLogged,
+    TestLogged,
 )
 from workbench.core.jobs import UserFacingError
 
 RUNS_ENV = "WORKBENCH_RUNS_DIR"
 EVENT_NAMES: dict[type, str] = {StepLogged: "step", EvalLogged: "eval",
-                                DivergenceHandled: "divergence", CheckpointSaved: "checkpoint"}
+                                DivergenceHandled: "divergence", CheckpointSaved: "checkpoint",
+                                TestLogged: "test"}
 EVENT_TYPES = {name: cls for cls, name in EVENT_NAMES.items()}
 
 

@@ -54,6 +54,7 @@ from workbench.core.events import (
     SampleGenerated,
     SnapshotReady,
     StepLogged,
+    TestLogged,
 )
 from workbench.core.jobs import JobCancelledError, JobControl, JobSpec, UserFacingError
 from workbench.core.tasks import build_task
@@ -73,6 +74,7 @@ from workbench.core.training.setup import (
 # Progress only moves the status bar: a few updates a second are enough, and a tiny model
 # logging every few milliseconds must not flood the GUI thread with them.
 PROGRESS_EVERY_S = 0.2
+FINISHING = "Finishing: the last validation, checkpoint and test figure"
 
 
 @dataclasses.dataclass
@@ -108,6 +110,10 @@ class Trainer:
             raise UserFacingError("Training settings: " + " ".join(problems))
         self.hooks = request.hooks or ModelHooks.default()
         self.ctx = ctx = make_context(request.distributed, config.device)
+        if config.minutes and ctx.world_size > 1:
+            # each rank's clock would end the run (and set the rate) at its own step
+            raise UserFacingError("A time budget ('minutes') is not supported with several "
+                                  "processes yet: set a number of steps instead.")
         self._closed = False
         torch.set_num_threads(ctx.threads(config.threads, request.gui))
         self.device = ctx.device
@@ -132,6 +138,8 @@ class Trainer:
         self.tokens_seen = 0
         self.elapsed_before = 0.0
         self.best_val = math.inf
+        self.best_step = -1  # the step of the 'best' checkpoint (-1: none yet)
+        self.since_best = 0  # validations since the best one (early-stopping patience)
         self.carry = None  # what the task carries from batch to batch (a hidden state)
         self.notices: list[str] = []  # said when the run starts
         self.run_dir = request.run_dir or ctx.from_writer(
@@ -153,6 +161,8 @@ class Trainer:
             self._release_lock()
             raise
         self.active_s = 0.0  # time spent training, pauses and consumers left out
+        self.budget_s = 60.0 * config.minutes  # 0: no time budget, the steps decide
+        self.clock = time.perf_counter  # a test may hand in a fake clock
         self._progress_at = -PROGRESS_EVERY_S
         self.control: JobControl | None = None  # looked at before every step when given
 
@@ -184,6 +194,8 @@ class Trainer:
         self.tokens_seen = int(meta.get("tokens_seen", 0))
         self.elapsed_before = float(meta.get("elapsed_s", 0.0))
         self.best_val = float(meta.get("best_val", math.inf))
+        self.best_step = int(meta.get("best_step", -1))
+        self.since_best = int(meta.get("since_best", 0))
         self.guard.lr_scale = float(meta.get("lr_scale", 1.0))
         state, rng = checkpoints.rank_part(saved, self.ctx.rank, self.ctx.world_size)
         if saved.state and not state:
@@ -202,6 +214,7 @@ class Trainer:
                 "task": task_config_to_dict(self.task.config),
                 "tokenizer": self.task.vocabulary(), "tokens_seen": self.tokens_seen,
                 "elapsed_s": self.elapsed(), "best_val": self.best_val,
+                "best_step": self.best_step, "since_best": self.since_best,
                 "lr_scale": self.guard.lr_scale, "metrics": metrics or {},
                 "training": dataclasses.asdict(self.config), "run_name": self.request.run_name,
                 "world_size": self.ctx.world_size}
@@ -216,6 +229,15 @@ class Trainer:
     def elapsed(self) -> float:
         return self.elapsed_before + self.active_s
 
+    def _now(self) -> float:
+        """Training time so far, the step under way included (what a time budget counts)."""
+        return self.elapsed() + self.clock() - self._since
+
+    def _finished(self) -> bool:
+        """The steps are done, or the time budget is spent."""
+        return (self.step >= self.config.max_steps
+                or bool(self.budget_s) and self._now() >= self.budget_s)
+
     # --- the loop -------------------------------------------------------------------------------
 
     def _between_steps(self) -> None:
@@ -225,38 +247,39 @@ class Trainer:
         if control is None:
             return
         if control.paused:
-            paused_at = time.perf_counter()
+            paused_at = self.clock()
             control.wait_if_paused()
-            self._since += time.perf_counter() - paused_at
+            self._since += self.clock() - paused_at
         if control.stop_requested:
             raise JobCancelledError
 
     def _emit(self, event: Event) -> Iterator[Event]:
         """Yield one event, writing it to the run log; time away from training is not counted."""
-        self.active_s += time.perf_counter() - self._since
+        self.active_s += self.clock() - self._since
         self.log.write(event)
         yield event
-        self._since = time.perf_counter()
+        self._since = self.clock()
 
     def run(self) -> Iterator[Event]:
         config, model, task = self.config, self.model, self.task
         model.train()
-        self._since = time.perf_counter()
+        self._since = self.clock()
         self.guard.keep(self.step, model, self.optimizer, self.carry, self.tokens_seen)
         first_step = self.step
         window_loss, window_clips, window_steps = 0.0, 0, 0
         window_start, window_tokens = self.elapsed(), self.tokens_seen
         stop = False
+        early = ""  # why the run stopped early (patience), said when it ends
         try:
             for text in self.notices:
                 yield from self._emit(Notice(text))
-            while self.step < config.max_steps:
+            while not self._finished():
                 self._between_steps()
                 step = self.step
                 whole = task.batch(step)
                 batch = self.ctx.shard(whole)
                 share = self.ctx.loss_share(task.loss_weight(batch), task.loss_weight(whole))
-                lr = lr_at(config, step, self.guard.lr_scale)
+                lr = lr_at(config, step, self.guard.lr_scale, self._now())
                 for group in self.optimizer.param_groups:
                     group["lr"] = lr
                 with autocast(self.device, self.amp):
@@ -277,7 +300,7 @@ class Trainer:
                     good = self.guard.roll_back(step, problem, model, self.optimizer)
                     self.step, self.carry = good.step, _clone(good.state)
                     self.tokens_seen = good.tokens_seen
-                    new_lr = lr_at(config, self.step, self.guard.lr_scale)
+                    new_lr = lr_at(config, self.step, self.guard.lr_scale, self._now())
                     yield from self._emit(DivergenceHandled(step, problem, new_lr,
                                                             self.guard.tries, good.step))
                     window_loss, window_clips, window_steps = 0.0, 0, 0
@@ -291,32 +314,42 @@ class Trainer:
                 window_loss += loss_value
                 window_clips += int(norm > limit)
                 window_steps += 1
-                last = self.step == config.max_steps
+                last = self._finished()
                 if self.step % config.log_every == 0 or last:
-                    now = self.elapsed() + time.perf_counter() - self._since
+                    now = self._now()
                     rate = (self.tokens_seen - window_tokens) / max(now - window_start, 1e-9)
                     yield from self._emit(StepLogged(
                         self.step, window_loss / window_steps, lr, norm, norm > limit,
                         self.tokens_seen, rate, now, window_clips / window_steps))
                     if now - self._progress_at >= PROGRESS_EVERY_S or last:
                         self._progress_at = now
-                        yield from self._emit(Progress(
-                            self.step - first_step, config.max_steps - first_step,
-                            f"Step {self.step}/{config.max_steps}, loss {loss_value:.3f}"))
+                        yield from self._emit(self._progress(loss_value, last))
                     window_loss, window_clips, window_steps = 0.0, 0, 0
                     window_start, window_tokens = now, self.tokens_seen
                 validate = (self.step % config.eval_every == 0 or last) and task.has_validation()
                 if validate and (yield from self._validate()):
                     window_loss, window_clips, window_steps = 0.0, 0, 0
                     continue  # rolled back to the best validation
+                if validate and config.patience and self.since_best >= config.patience:
+                    early = (f"Stopped early at step {self.step}: the validation loss has not "
+                             f"improved for {self.since_best} validations (patience "
+                             f"{config.patience}); the best, {self.best_val:.4f}, was at step "
+                             f"{self.best_step} and is the 'best' checkpoint.")
+                    last = True
                 if config.sample_every and (self.step % config.sample_every == 0 or last):
                     yield from self._emit(SampleGenerated(self.step,
                                                           task.preview(model, self.step)))
                 if self.step % config.checkpoint_every == 0 and not last:
                     yield from self._emit(self._save("latest"))
-                if stop:  # a rank got SIGINT/SIGTERM: every rank ends after this same step
-                    break
+                if stop or early:  # a rank got SIGINT/SIGTERM: every rank ends after this
+                    break          # same step; patience ran out: likewise
+            if early:
+                yield from self._emit(Progress(1, 1, FINISHING))
             yield from self._emit(self._save("latest"))
+            if early:
+                yield from self._emit(Notice(early, "info"))
+            if not stop:
+                yield from self._test_figure()
             # Leave the process group here, where every rank is, not when the caller drops
             # this generator: that may be during interpreter shutdown, where gloo aborts.
             self._close(together=True)
@@ -328,7 +361,7 @@ class Trainer:
                 raise
             raise explained from exc
         finally:
-            if (self.ctx.saves_on_interrupt and self.step < config.max_steps
+            if (self.ctx.saves_on_interrupt and not self._finished()
                     and self.step > first_step):
                 self._save("latest")  # stopped: keep what was trained so it can be resumed
             self._close(together=False)
@@ -352,7 +385,7 @@ class Trainer:
         # each rank scores its share of the held-out examples; the task merges the shares
         result = self.task.merge_evaluations(self.ctx.gather(
             self.task.evaluate(self.model, self.amp)))
-        now = self.elapsed() + time.perf_counter() - self._since
+        now = self._now()
         yield from self._emit(EvalLogged(self.step, result.loss, tokens_seen=self.tokens_seen,
                                          elapsed_s=now, metrics=result.metrics,
                                          results=result.results))
@@ -368,18 +401,58 @@ class Trainer:
             good = self.guard.roll_back(step, problem, self.model, self.optimizer, to_best=True)
             self.step, self.carry, self.tokens_seen = good.step, _clone(good.state), \
                 good.tokens_seen
-            new_lr = lr_at(self.config, self.step, self.guard.lr_scale)
+            new_lr = lr_at(self.config, self.step, self.guard.lr_scale, self._now())
             yield from self._emit(DivergenceHandled(step, problem, new_lr, self.guard.tries,
                                                     good.step))
             return True
         # a loss worse than a uniform guess is never 'best', however it compares
         uniform = self.guard.uniform_loss
         if result.loss < self.best_val and (uniform is None or result.loss < uniform):
-            self.best_val = result.loss
+            self.best_val, self.best_step, self.since_best = result.loss, self.step, 0
             self.guard.keep_best(self.step, self.model, self.optimizer, self.carry,
                                  self.tokens_seen)
             yield from self._emit(self._save("best", metrics))
+        else:
+            self.since_best += 1
         return False
+
+    def _progress(self, loss: float, last: bool) -> Progress:
+        """The status bar's progress: by steps, or by the time budget when there is one (so
+        its bar and ETA follow the clock the run ends by). Of the whole run: a resumed run's
+        bar starts where it stood. The last one says that the run is finishing (its last
+        validation, checkpoint and test figure take a while; the window once showed
+        "step 300/300, ETA 0s" for 15 s with nothing said)."""
+        if last:
+            return Progress(1, 1, FINISHING)
+        if not self.budget_s:
+            return Progress(self.step, self.config.max_steps,
+                            f"Step {self.step}/{self.config.max_steps}, loss {loss:.3f}")
+        now = self._now()
+        return Progress(now, self.budget_s, f"Step {self.step}, {_clock(now)} of "
+                        f"{_clock(self.budget_s)}, loss {loss:.3f}")
+
+    def _test_figure(self) -> Iterator[Event]:
+        """Score the best validation's model (the 'best' checkpoint; the last model when no
+        validation made one) once on the test split, as the run's closing figure. The run is
+        over (its latest checkpoint written), so the live model may take the best weights."""
+        which, at = "latest", self.step
+        if self.guard.best is not None:  # the best of this session, as saved
+            self.model.load_state_dict(self.guard.best.model)
+            which, at = "best", self.guard.best.step
+        elif self.best_step >= 0 and (self.checkpoint_dir / "best.json").is_file():
+            saved = checkpoints.load_checkpoint(self.checkpoint_dir / "best.json")
+            checkpoints.load_weights_into(self.model, saved, "best checkpoint")  # earlier session
+            which, at = "best", saved.step
+        result = self.task.test(self.model, self.amp)
+        if result is None or not math.isfinite(result.loss):
+            return
+        yield from self._emit(TestLogged(self.step, result.loss, at, which,
+                                         {"test_loss": result.loss, **result.metrics}))
+
+
+def _clock(seconds: float) -> str:
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes}:{rest:02d}"
 
 
 def _clone(state):

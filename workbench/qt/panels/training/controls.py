@@ -23,6 +23,7 @@ class TrainingControls(QWidget):
     start_clicked = Signal()
     pause_clicked = Signal()
     stop_clicked = Signal()
+    test_clicked = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -36,6 +37,11 @@ class TrainingControls(QWidget):
         self.stop.setObjectName("train-stop")
         self.stop.setToolTip("Stop after the current step; the latest checkpoint is kept so "
                              "the run can be resumed")
+        self.test = QPushButton("Test the selected run")
+        self.test.setObjectName("train-test")
+        self.test.setToolTip("Score the selected run's best checkpoint (its best validation) "
+                             "once on the test split, text no validation looked at; runs in "
+                             "the background. A run also does this when it ends.")
         buttons = QHBoxLayout()
         for button in (self.start, self.pause, self.stop):
             buttons.addWidget(button)
@@ -51,6 +57,7 @@ class TrainingControls(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(buttons)
+        layout.addWidget(self.test)
         layout.addWidget(self.what)
         layout.addWidget(self.progress)
         layout.addWidget(self.eta)
@@ -58,6 +65,7 @@ class TrainingControls(QWidget):
         self.start.clicked.connect(self.start_clicked)
         self.pause.clicked.connect(self.pause_clicked)
         self.stop.clicked.connect(self.stop_clicked)
+        self.test.clicked.connect(self.test_clicked)
         self.form.changed.connect(self._on_form_changed)
         self.set_running(False)
 
@@ -75,9 +83,17 @@ class TrainingControls(QWidget):
             self.progress.setFormat("stopping after this step…")
         if not running:
             self.eta.setText("")
+            if self.progress.format().startswith("stopping"):  # it stopped: say so, once
+                self.progress.setFormat("stopped")
+            elif self.progress.format().startswith("finishing"):
+                self.progress.setFormat("finished")
 
-    def show_progress(self, step: int, total: int, eta_s: float) -> None:
-        self.progress.setRange(0, max(total, 1))
-        self.progress.setValue(step)
-        self.progress.setFormat(f"step {step} / {total}")
+    def show_progress(self, done: float, total: float, message: str, eta_s: float) -> None:
+        """The trainer's progress: steps of all the run's steps, or seconds of its time
+        budget (a resumed run counts from its start, so its bar shows the whole run's share);
+        `message` is what it says (its step, the time spent, or what it does at its end)."""
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(int(1000 * min(done / total, 1.0)) if total > 0 else 0)
+        text = message.split(", loss")[0] if message else f"{done:.0f} / {total:.0f}"
+        self.progress.setFormat(text[:1].lower() + text[1:])
         self.eta.setText(format_eta(eta_s))

@@ -21,6 +21,7 @@ from workbench.qt.panels.training.series import (
 EMPTY = np.empty(0)
 LINE_WIDTH = 2
 DOT_PX = 6
+MARKER_PX = 13  # the best validation's star and the test figure's diamond
 
 
 class RunDrawing:
@@ -48,11 +49,12 @@ class RunDrawing:
         return item
 
     def _draw(self, run: RunSeries) -> None:
-        if not run.visible or self._colours.get(run.key, run.colour) != run.colour:
+        shown = self.shows(run)
+        if not shown or self._colours.get(run.key, run.colour) != run.colour:
             self._remove(run.key)
             self._refit = True
             self._drawn[run.key] = run.version
-            if not run.visible:
+            if not shown:
                 return
         self._colours[run.key] = run.colour
         x_key = self.x_axis.currentData()
@@ -79,7 +81,42 @@ class RunDrawing:
                                                           spec.scale * run.val[spec.val])
             if spec.result is not None and val_changed:
                 self._draw_result(run, spec)
+        if val_changed or run.test is not None:
+            self._draw_best_and_test(run, x_key)
         self.rollbacks.show(run, x_key)
+
+    def _marker(self, run: RunSeries, kind: str, symbol: str) -> pg.ScatterPlotItem:
+        items = self._items.setdefault(run.key, {})
+        item = items.get(("loss", kind))
+        if item is None:
+            item = pg.ScatterPlotItem(symbol=symbol, size=MARKER_PX, pen=pg.mkPen("k", width=1),
+                                      brush=pg.mkBrush(run.colour))
+            item.setZValue(10)  # above the curves
+            self.plots["loss"].addItem(item)
+            items[("loss", kind)] = item
+        return item
+
+    def _draw_best_and_test(self, run: RunSeries, x_key: str) -> None:
+        """On the loss plot: a star at the best validation (the 'best' checkpoint) and a
+        diamond at the test figure of that checkpoint, at the same x, so the gap between
+        validation and unseen test text shows; over-fitting shows as the dots rising after
+        the star."""
+        best = run.best_validation()
+        if best is not None:
+            index, loss = best
+            self._marker(run, "best", "star").setData([run.val[x_key][index]], [loss])
+        test = run.test
+        if test is None or "step" not in run.val:
+            return
+        steps = run.val["step"]
+        match = np.flatnonzero(steps == test.checkpoint_step)
+        if len(match):
+            x = run.val[x_key][match[-1]]
+        elif run.train.size:
+            x = run.train[x_key][-1]
+        else:
+            return
+        self._marker(run, "test", "d").setData([x], [test.test_loss])
 
     def _draw_result(self, run: RunSeries, spec: PlotSpec) -> None:
         """The run's latest structured result as a line with dots (x against y)."""

@@ -88,7 +88,7 @@ class CurveReadout(QObject):
         x_key = self.view.x_axis.currentData()
         rows = []
         for run in self.view.runs:
-            if run.visible:
+            if self.view.shows(run):
                 rows += self._run_rows(run, spec, x_key, x)
         if not rows:
             self.hide()

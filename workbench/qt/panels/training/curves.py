@@ -3,8 +3,8 @@ bits; sequence-to-sequence: loss, token accuracy, exact match), then learning ra
 norm and tokens per second, for every visible run, with x as steps, tokens or wall time.
 
 Which task curves there are is declared by each task's config (core.config.tasks.Curve), so
-the view draws a new task's metrics without knowing the task; runs of different tasks shown
-together get the union of their curves.
+the view draws a new task's metrics without knowing the task. Runs of different tasks never
+share a plot: one task's runs are shown at a time, picked with a tab per task (task_tabs).
 
 Each run draws its raw training curve faint behind an EMA-smoothed one, validation points on
 top, and a red dashed line where the divergence guard rolled back. `redraw()` only touches runs
@@ -46,6 +46,7 @@ from workbench.qt.panels.training.series import (
     SmoothedCache,
     runs_csv,
 )
+from workbench.qt.panels.training.task_tabs import TaskTabs
 from workbench.qt.widgets.boxes import readable
 from workbench.qt.widgets.log_axis import log_axes
 from workbench.qt.widgets.plot_export import PlotExportBar
@@ -70,6 +71,8 @@ class CurvesView(RunDrawing, QWidget):
         self.plots: dict[str, pg.PlotItem] = {}
         self.specs: tuple[PlotSpec, ...] = ()
         self.unit = "token"
+        self.task_tabs = TaskTabs()
+        self.task_tabs.chosen.connect(self._task_chosen)
         self._zoom_redraw = QTimer(self, singleShot=True, interval=50)
         self._zoom_redraw.timeout.connect(self.redraw)
         self._build_plots(plot_specs([DEFAULT_TASK]))
@@ -104,6 +107,7 @@ class CurvesView(RunDrawing, QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(controls)
+        layout.addWidget(self.task_tabs)
         # the plots keep a readable height each and scroll on a small screen, rather than
         # shrinking to their x axes
         self.scroller = QScrollArea()
@@ -121,6 +125,7 @@ class CurvesView(RunDrawing, QWidget):
                                 "border: 1px solid #ccc; padding: 4px;")
         self.hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         legend = QLabel("solid: training (smoothed) · faint: raw · dots: validation · "
+                        "star: best validation · diamond: test figure · "
                         f"<span style='color:{ROLLBACK_COLOUR}'>red dashes: divergence "
                         "rollback</span>")
         legend.setStyleSheet("color: #555;")
@@ -224,13 +229,32 @@ class CurvesView(RunDrawing, QWidget):
         self.hint.setGeometry((self.scroller.width() - width) // 2,
                               max(28, self.scroller.height() // 4 - height // 2), width, height)
 
+    def shows(self, run: RunSeries) -> bool:
+        """Whether `run` is drawn: ticked, and of the task whose tab is current."""
+        return run.visible and run.task == self.task_tabs.task
+
+    def _task_chosen(self, _task: str) -> None:
+        self._drawn.clear()
+        self._refit = True
+        self.redraw()
+
+    def show_task(self, task: str) -> None:
+        """Bring `task`'s tab forward (a run of it starts training here)."""
+        if task != self.task_tabs.task:
+            self.task_tabs.task = task
+            self._task_chosen(task)
+
     def redraw(self) -> None:
         """Push changed runs' data into their curves; remove curves of runs no longer listed;
         then move the ranges if the data left them (see curve_ranges)."""
-        self.hint.setVisible(not any(run.visible and run.train.size for run in self.runs))
-        tasks = [run.task for run in self.runs if run.visible]
-        if tasks and plot_specs(tasks) != self.specs:
-            self._build_plots(plot_specs(tasks))
+        counts: dict[str, int] = {}
+        for run in self.runs:
+            if run.visible:
+                counts[run.task] = counts.get(run.task, 0) + 1
+        task = self.task_tabs.show_tasks(counts)
+        self.hint.setVisible(not any(self.shows(run) and run.train.size for run in self.runs))
+        if counts and plot_specs([task]) != self.specs:
+            self._build_plots(plot_specs([task]))
             self._axes_settings()
         keys = {run.key for run in self.runs}
         changed = False
@@ -247,7 +271,7 @@ class CurvesView(RunDrawing, QWidget):
             items: dict = {}
             for run_items in self._items.values():
                 for (metric, kind), item in run_items.items():
-                    if kind in ("raw", "smooth", "val"):
+                    if kind in ("raw", "smooth", "val", "test"):
                         items.setdefault(self.plots[metric], []).append(item)
             self.follower.follow(items, force=self._refit)
             self._refit = False
@@ -271,7 +295,7 @@ class CurvesView(RunDrawing, QWidget):
             self._zoom_redraw.start()
 
     def csv_data(self) -> tuple[list[str], list[list]]:
-        return runs_csv([run for run in self.runs if run.visible])
+        return runs_csv([run for run in self.runs if self.shows(run)])
 
     def point_count(self) -> int:
-        return int(np.sum([run.train.size for run in self.runs if run.visible]))
+        return int(np.sum([run.train.size for run in self.runs if self.shows(run)]))

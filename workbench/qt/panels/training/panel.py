@@ -8,6 +8,7 @@ the same curves; their data is read by a query, off the GUI thread, when first s
 
 from __future__ import annotations
 
+import functools
 import itertools
 from pathlib import Path
 
@@ -87,6 +88,7 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         self.controls.start_clicked.connect(self.start_training)
         self.controls.pause_clicked.connect(self.toggle_pause)
         self.controls.stop_clicked.connect(self.stop_training)
+        self.controls.test_clicked.connect(self.test_selected_run)
         self.run_list.visibility_changed.connect(self._on_visibility)
         self.run_list.renamed.connect(self._on_renamed)
         self.run_list.colour_changed.connect(self._on_colour)
@@ -214,6 +216,27 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         spec = self.controller.backend.training.checkpoint_snapshot_job(key, kind)
         return self.controller.run_query(spec, on_result=self.controller.set_snapshot)
 
+    def test_selected_run(self) -> bool:
+        """Score the selected run's best checkpoint on its test split, in a query (off the GUI
+        thread); the figure shows on its loss plot and in the run header."""
+        key = self.run_list.current_key()
+        if not key or not Path(key).is_dir():
+            self.controller.report_error("Select a run in the run list first (one that has "
+                                         "trained: its folder holds its checkpoints).")
+            return False
+        spec = self.controller.backend.training.test_job(key)
+        return self.controller.run_query(spec, on_result=functools.partial(self._show_test, key),
+                                         caller=f"test:{key}")
+
+    def _show_test(self, key: str, figure) -> None:
+        series = self.series.get(key)
+        if series is None:
+            return
+        series.test = figure
+        series.version += 1
+        self.curves.redraw()
+        self.show_header(key)
+
     def toggle_pause(self) -> None:
         if self.live_key and self.controller.jobs.busy:
             self.controller.jobs.toggle_pause()  # the buttons follow the runner's state
@@ -263,6 +286,7 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         """Key the live run by its folder (a resumed run keeps its curve up to its checkpoint)."""
         series = self.series.pop(self.live_key)
         series.task = event.task
+        self.curves.show_task(event.task)  # its task's tab comes forward
         if event.resumed_step:
             series.truncate_after(event.resumed_step)
             series.samples = [s for s in series.samples if s.step <= event.resumed_step]
@@ -313,9 +337,7 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
     @Slot(float, float, str, float)
     def _on_progress(self, done: float, total: float, message: str, eta: float) -> None:
         if self.live_key and total > 0:
-            series = self.series.get(self.live_key)
-            step = int(series.train["step"][-1]) if series and series.train.size else 0
-            self.controls.show_progress(step, step + int(total - done), eta)
+            self.controls.show_progress(done, total, message, eta)
 
     @Slot(bool)
     def _on_busy(self, busy: bool) -> None:

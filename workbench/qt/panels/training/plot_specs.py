@@ -23,14 +23,18 @@ class PlotSpec:
     result: ResultPlot | None = None  # a structured result, drawn against its own x
 
 
-TRAINING_PLOTS = (PlotSpec("lr", "lr", None, "Learning rate", log_ok=False),
-                  PlotSpec("grad_norm", "grad_norm", None, "Gradient norm before clipping"),
-                  PlotSpec("tok_s", "tok_s", None, "Tokens per second"))
+# every title names its unit (issue 31): a rate is a step size, a norm is the L2 norm of all
+# gradients, a throughput counts the task's tokens
+TRAINING_PLOTS = (PlotSpec("lr", "lr", None, "Learning rate η (step size)", log_ok=False),
+                  PlotSpec("grad_norm", "grad_norm", None,
+                           "Gradient norm ‖g‖₂ before clipping"),
+                  PlotSpec("tok_s", "tok_s", None, "Throughput (tokens per second)"))
 
 
 def plot_specs(tasks: list[str]) -> tuple[PlotSpec, ...]:
     """The task curves of `tasks` (each once, in order), the tasks' result plots, then the
-    training plots (learning rate, gradient norm, tokens per second)."""
+    training plots (learning rate, gradient norm, tokens per second). The curves view asks
+    for one task at a time: runs of different tasks never share a plot."""
     specs: dict[str, PlotSpec] = {}
     results: dict[str, PlotSpec] = {}
     for task in dict.fromkeys(tasks):

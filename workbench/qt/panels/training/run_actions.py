@@ -10,6 +10,7 @@ from pathlib import Path
 
 from workbench.core.events import Event, JobFinished
 from workbench.core.jobs import JobSpec, UserFacingError
+from workbench.qt.panels.training.run_list import distinct_colours
 from workbench.qt.panels.training.series import RunSeries
 
 # The header is always shown, two lines like a run's, so the panel does not lay out again
@@ -60,7 +61,13 @@ class RunListActions:
         self.samples.show_samples(fresh.samples)
 
     def _refresh_runs(self) -> None:
-        self.curves.set_runs([s for s in self.series.values() if s.version >= 0])
+        shown = [s for s in self.series.values() if s.version >= 0]
+        changes = distinct_colours([(s.key, s.colour) for s in shown if s.visible])
+        for key, colour in changes.items():  # shown only: the folder keeps its own choice
+            self.series[key].colour = colour
+            self.series[key].version += 1
+            self.run_list.set_colour(key, colour)
+        self.curves.set_runs(shown)
 
     def _on_visibility(self, key: str, visible: bool) -> None:
         series = self.series.get(key)
@@ -122,9 +129,21 @@ class RunListActions:
         folder = key if Path(key).is_dir() else "its folder is made when training starts"
         what = f" — {series.description}" if series.description else ""
         self.run_header.setText(f"<b>{html.escape(series.name)}</b>{state}"
-                                f"{html.escape(what)}<br><small>{html.escape(folder)}</small>")
+                                f"{html.escape(what)}<br><small>{test_line(series)}"
+                                f"{html.escape(folder)}</small>")
         self.run_header.setToolTip("The run selected in the run list; its samples are below it.")
 
+
+
+def test_line(series: RunSeries) -> str:
+    """The run's test figure for the header ('' when it has none yet)."""
+    test = series.test
+    if test is None:
+        return ""
+    best = series.best_validation()
+    versus = f" (best validation {best[1]:.3f})" if best is not None else ""
+    return (f"<b>test loss {test.test_loss:.3f}</b>{versus}, {test.checkpoint} checkpoint "
+            f"of step {test.checkpoint_step:,} · ")
 
 
 def _with_series(read: JobSpec) -> JobSpec:

@@ -10,7 +10,36 @@ from PySide6.QtWidgets import QColorDialog, QListWidget, QListWidgetItem, QMenu,
 # Okabe–Ito colours (distinguishable with colour-blindness), without the pale yellow
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000")
 KEY_ROLE = Qt.ItemDataRole.UserRole
+COLOUR_ROLE = Qt.ItemDataRole.UserRole + 1
 FOLLOWING_TIP = "\n(following: another process writes this run; its curves grow as it does)"
+
+
+def unused_colour(used: set) -> str:
+    """The first palette colour not in `used`; past the palette, hues spread by the golden
+    angle (never two runs drawn in one colour)."""
+    for colour in PALETTE:
+        if colour not in used:
+            return colour
+    for n in range(len(used) + 1):
+        colour = QColor.fromHsvF((0.61803398875 * n) % 1.0, 0.75, 0.8).name()
+        if colour not in used:
+            return colour
+    return PALETTE[0]
+
+
+def distinct_colours(shown: list[tuple[str, str]]) -> dict[str, str]:
+    """New colours for the runs of `shown` ((key, colour) in list order) whose colour an
+    earlier one already has: colours unique among the runs shown (issue 31: run folders made
+    one by one each got the palette's first colour)."""
+    taken = {colour for _, colour in shown}
+    seen: set[str] = set()
+    changes = {}
+    for key, colour in shown:
+        if colour in seen:
+            colour = unused_colour(taken | seen)
+            changes[key] = colour
+        seen.add(colour)
+    return changes
 
 
 def swatch(colour: str) -> QIcon:
@@ -46,7 +75,17 @@ class RunList(QListWidget):
         self._following: set[str] = set()
 
     def next_colour(self) -> str:
-        return PALETTE[self.count() % len(PALETTE)]
+        """The first palette colour no listed run has (beyond the palette: a new hue)."""
+        used = {self.item(i).data(COLOUR_ROLE) for i in range(self.count())}
+        return unused_colour(used)
+
+    def set_colour(self, key: str, colour: str) -> None:
+        item = self.item_for(key)
+        if item is not None:
+            self.blockSignals(True)
+            item.setIcon(swatch(colour))
+            item.setData(COLOUR_ROLE, colour)
+            self.blockSignals(False)
 
     def add_run(self, key: str, name: str, colour: str, visible: bool = True,
                 resumable: bool = False) -> None:
@@ -54,6 +93,7 @@ class RunList(QListWidget):
         item = self.item_for(key) or QListWidgetItem()
         item.setText(name)
         item.setIcon(swatch(colour))
+        item.setData(COLOUR_ROLE, colour)
         item.setData(KEY_ROLE, key)
         item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable
                       | Qt.ItemFlag.ItemIsEditable)
@@ -167,6 +207,7 @@ class RunList(QListWidget):
         colour = QColorDialog.getColor(parent=self, title="Run colour")
         if colour.isValid():
             item.setIcon(swatch(colour.name()))
+            item.setData(COLOUR_ROLE, colour.name())
             self.colour_changed.emit(item.data(KEY_ROLE), colour.name())
 
     def _remove(self, item: QListWidgetItem) -> None:

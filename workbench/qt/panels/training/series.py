@@ -12,7 +12,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.core.events import DivergenceHandled, EvalLogged, Event, SampleGenerated, StepLogged
+from workbench.core.events import (
+    DivergenceHandled,
+    EvalLogged,
+    Event,
+    SampleGenerated,
+    StepLogged,
+    TestLogged,
+)
 
 X_AXES = {"step": "Step", "tokens": "Tokens seen", "time": "Wall time (s)"}
 TRAIN_COLUMNS = ("step", "tokens", "time", "loss", "lr", "grad_norm", "tok_s", "clip_rate")
@@ -89,6 +96,7 @@ class RunSeries:
     task: str = "language_model"  # its task's declared curves are the ones to plot
     results: list[tuple[int, dict]] = field(default_factory=list)  # (step, structured results)
     description: str | None = None  # what it trains (its recipe, in a line); None: not read
+    test: TestLogged | None = None  # its latest test figure (at its end, or on request)
 
     def add(self, event: Event) -> None:
         if isinstance(event, StepLogged):
@@ -106,6 +114,8 @@ class RunSeries:
             self.truncate_after(event.resumed_at)
         elif isinstance(event, SampleGenerated):
             self.samples.append(event)
+        elif isinstance(event, TestLogged):
+            self.test = event
         else:
             return
         self.version += 1
@@ -115,6 +125,18 @@ class RunSeries:
         self.train.truncate_after(step)
         self.val.truncate_after(step)
         self.results = [(s, r) for s, r in self.results if s <= step]
+        if self.test is not None and self.test.step > step:
+            self.test = None
+
+    def best_validation(self) -> tuple[int, float] | None:
+        """(index, loss) of the lowest validation loss so far (the 'best' checkpoint's)."""
+        if not self.val.size or "val_loss" not in self.val:
+            return None
+        losses = self.val["val_loss"]
+        if not np.isfinite(losses).any():
+            return None
+        index = int(np.nanargmin(losses))
+        return index, float(losses[index])
 
 
 def ema(values: np.ndarray, smoothing: float) -> np.ndarray:
