@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from workbench.core.evaluation import lm_scoring
+
 BLOCK = 64  # the context of nanoGPT's CPU recipe and of the workbench's transformer preset
 
 
@@ -46,61 +48,13 @@ def corpus_test_pieces(corpus) -> list[tuple[int, int]]:
 
 def heldout_blocks(ids: np.ndarray, pieces: list[tuple[int, int]], block: int = BLOCK
                    ) -> tuple[np.ndarray, np.ndarray]:
-    """(inputs, targets), each (N, block): consecutive blocks inside each piece, the next
-    block starting where the last one's targets end, so every character after a piece's
-    first is predicted once."""
-    inputs, targets = [], []
-    for start, end in pieces:
-        for at in range(start, end - block, block):
-            chunk = ids[at: at + block + 1]
-            inputs.append(chunk[:-1])
-            targets.append(chunk[1:])
-    if not inputs:
-        raise ValueError(f"no test piece is longer than {block} tokens")
-    return np.stack(inputs).astype(np.int64), np.stack(targets).astype(np.int64)
+    """core/evaluation/lm_scoring.py's blocks, nanoGPT's 64-character context by default."""
+    return lm_scoring.heldout_blocks(ids, pieces, block)
 
 
-def score(logits_of: Callable, inputs: np.ndarray, targets: np.ndarray, batch: int = 128
-          ) -> float:
-    """Mean next-token cross-entropy in nats: `logits_of(x, y)` gives (B, T, V) logits for a
-    (B, T) batch of inputs (the targets are there for models that need them to return every
-    position's logits, as nanoGPT's does)."""
-    import torch
-    import torch.nn.functional as F
-
-    total, count = 0.0, 0
-    with torch.no_grad():
-        for at in range(0, len(inputs), batch):
-            x = torch.from_numpy(inputs[at: at + batch])
-            y = torch.from_numpy(targets[at: at + batch])
-            logits = logits_of(x, y).float()
-            total += float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1),
-                                           reduction="sum"))
-            count += y.numel()
-    return total / count
-
-
-def score_carried(logits_of: Callable, ids: np.ndarray, pieces: list[tuple[int, int]]) -> float:
-    """Mean next-token cross-entropy in nats over whole pieces: `logits_of(x, y)` gets each
-    piece as one (1, length - 1) sequence, so a recurrent model carries its state from the
-    piece's first character to its last (and never across a seam)."""
-    import torch
-    import torch.nn.functional as F
-
-    total, count = 0.0, 0
-    with torch.no_grad():
-        for start, end in pieces:
-            if end - start < 2:
-                continue
-            piece = torch.from_numpy(np.asarray(ids[start:end], dtype=np.int64))
-            x, y = piece[None, :-1], piece[None, 1:]
-            logits = logits_of(x, y).float()
-            total += float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1),
-                                           reduction="sum"))
-            count += y.numel()
-    if count == 0:
-        raise ValueError("no test piece is longer than one token")
-    return total / count
+# the scorers live in the workbench, where `workbench evaluate` reads models with them too
+score = lm_scoring.score
+score_carried = lm_scoring.score_carried
 
 
 def write_nanogpt_data(folder: Path, train: np.ndarray, val: np.ndarray, vocab_size: int

@@ -54,14 +54,32 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _job(path: Path, prompt: str, config: GenerationConfig):
-    from workbench.app.inspection_backend import InspectionBackend, snapshot_from_checkpoint
+def open_checkpoint(path: Path):
+    """The snapshot of a checkpoint file, checkpoints folder or run folder, as the window's
+    "Open checkpoint…" reads it (`workbench evaluate` and `predict` open models this way)."""
+    from workbench.app.inspection_backend import snapshot_from_checkpoint
 
     if not path.exists():
         raise UserFacingError(f"{path} does not exist. Give a checkpoint file, a checkpoints "
                               "folder or a run folder.")
+    return snapshot_from_checkpoint(path)  # a damaged file raises a UserFacingError
+
+
+def _job(path: Path, prompt: str, config: GenerationConfig):
+    from workbench.app.inspection_backend import InspectionBackend
+    from workbench.core.config.tasks import DEFAULT_TASK
+
     problems = config.problems()
     if problems:
         raise UserFacingError("Generation settings: " + " ".join(problems))
-    snapshot = snapshot_from_checkpoint(path)  # a damaged file raises a UserFacingError
+    snapshot = open_checkpoint(path)
+    if snapshot.task_name != DEFAULT_TASK:  # the console of its task, on the command line
+        raise UserFacingError(
+            f"{snapshot.label} is a '{snapshot.task_name}' model, not a language model: run "
+            f"`workbench predict {path} TEXT` to {PREDICT_VERBS.get(snapshot.task_name, 'use')}"
+            " with it.")
     return InspectionBackend().generation_job(snapshot, prompt, config)
+
+
+PREDICT_VERBS = {"seq2seq": "translate", "classify": "classify", "tag": "tag",
+                 "masked_lm": "fill a [MASK]"}

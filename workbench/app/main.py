@@ -1,6 +1,7 @@
 """Entry point: `workbench [PATH]`, `workbench --follow RUN_DIR`, `workbench --screenshot out.png
 [--panel NAME]`, `workbench --list-panels`, `workbench --version`, and the headless
-`workbench train RECIPE`, `workbench generate CHECKPOINT` and `workbench vectors CORPUS`."""
+`workbench train RECIPE`, `workbench generate CHECKPOINT`, `workbench vectors CORPUS`,
+`workbench evaluate MODEL DATA` and `workbench predict MODEL INPUT…`."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from workbench import __version__
 SCREENSHOT_TIMEOUT_S = 120
 SCREENSHOT_QUIET_S = 1.5  # longer than a panel's own delay before it queries (architecture: 0.5 s)
 HEADLESS_COMMANDS = {"train": "workbench.app.train_cli", "generate": "workbench.app.generate_cli",
-                     "vectors": "workbench.app.vectors_cli"}
+                     "vectors": "workbench.app.vectors_cli",
+                     "evaluate": "workbench.app.evaluate_cli",
+                     "predict": "workbench.app.predict_cli"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Sequence Workbench: train, inspect and write with sequence models of text. "
         "Run `workbench train RECIPE` for headless training, `workbench generate "
         "CHECKPOINT` to write with a trained model, `workbench vectors CORPUS` to train word "
-        "vectors.",
+        "vectors, `workbench evaluate MODEL DATA` to score a model on a file, `workbench "
+        "predict MODEL INPUT…` to translate, classify, tag or fill a blank.",
     )
     parser.add_argument("path", nargs="?", help="a corpus file or folder to open")
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")

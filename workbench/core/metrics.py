@@ -51,6 +51,12 @@ class ClassScores:
         present = (self.support > 0) | (self.confusion.sum(axis=0) > 0)
         return float(self.f1[present].mean()) if present.any() else 0.0
 
+    def f1_by_name(self) -> dict[str, float]:
+        """F1 of each class that occurs (true or predicted): the compact per-class figure."""
+        present = (self.support > 0) | (self.confusion.sum(axis=0) > 0)
+        return {n: round(float(f), 4) for n, f, p in zip(self.names, self.f1, present,
+                                                         strict=True) if p}
+
     def to_dict(self) -> dict:
         """JSON-safe (run logs keep it)."""
         return {"names": list(self.names), "confusion": self.confusion.tolist()}

@@ -44,6 +44,8 @@ class Seq2seqTaskConfig:
               unit="percent", short="tokens"),
         Curve("exact_match", "Exact match (greedy decoding)", log_ok=False, unit="percent",
               short="exact match"),
+        Curve("bleu", "BLEU (greedy decoding, 0-100)", log_ok=False, short="BLEU"),
+        Curve("chrf", "chrF (greedy decoding, 0-100)", log_ok=False, short="chrF"),
     )
     result_plots: ClassVar[tuple[ResultPlot, ...]] = (
         ResultPlot("accuracy_by_length", "length", "exact_match",

@@ -68,10 +68,22 @@ class PairData:
     val_pairs: list[tuple[str, str]] = field(default_factory=list)  # the texts, for previews
     description: str = ""
     dropped: int = 0
+    # every target each held-out source has in the data (its own first): all are right answers
+    val_references: list[list[str]] = field(default_factory=list)
+    target_spacing: dict | None = None  # a word target's spacing (corpus/detokenize.py)
 
     def vocabulary(self) -> dict:
-        return {"source": self.source_tokenizer.to_dict(),
-                "target": self.target_tokenizer.to_dict()}
+        vocabulary = {"source": self.source_tokenizer.to_dict(),
+                      "target": self.target_tokenizer.to_dict()}
+        if self.target_spacing:
+            vocabulary["target_spacing"] = self.target_spacing
+        return vocabulary
+
+    def references(self) -> list[list[str]]:
+        """The references of each held-out pair (its own target when none were gathered)."""
+        if len(self.val_references) == len(self.val_pairs):
+            return self.val_references
+        return [[target] for _, target in self.val_pairs]
 
 
 def side_tokenizer(kind: str, texts: list[str]) -> Tokenizer:
@@ -80,8 +92,12 @@ def side_tokenizer(kind: str, texts: list[str]) -> Tokenizer:
     return CharTokenizer.train(texts)
 
 
-def load_pairs(config) -> tuple[list[tuple[str, str]], list[tuple[str, str]], str]:
-    """(training pairs, held-out pairs, a description of the data)."""
+def load_pairs(config) -> tuple[list[tuple[str, str]], list[tuple[str, str]], str,
+                                list[list[str]]]:
+    """(training pairs, held-out pairs, a description of the data, the references of each
+    held-out pair: every target its source has in the data, its own first)."""
+    from workbench.core.evaluation.seq2seq_metrics import references_of
+
     if config.data == "file":
         pairs = read_pairs(config.path, config.source_column, config.target_column,
                            config.skip_header)
@@ -89,17 +105,22 @@ def load_pairs(config) -> tuple[list[tuple[str, str]], list[tuple[str, str]], st
             raise UserFacingError(f"The file has {len(pairs)} pairs, not more than the "
                                   f"{config.held_out} to hold out. Lower 'Held-out examples'.")
         train, val = held_out_split("file", pairs, config.held_out, config.data_seed)
-        return train, val, f"{len(pairs):,} pairs from {config.path}"
-    pairs = generate(config.data, config.size, config.length, config.data_seed)
-    train, val = held_out_split(config.data, pairs, config.held_out, config.data_seed)
-    return train, val, (f"{config.data} (generated: {config.size:,} pairs, length "
-                        f"{config.length}, seed {config.data_seed})")
+        description = f"{len(pairs):,} pairs from {config.path}"
+    else:
+        pairs = generate(config.data, config.size, config.length, config.data_seed)
+        train, val = held_out_split(config.data, pairs, config.held_out, config.data_seed)
+        description = (f"{config.data} (generated: {config.size:,} pairs, length "
+                       f"{config.length}, seed {config.data_seed})")
+    others = references_of(pairs, [s for s, _ in val])
+    references = [[t] + [r for r in refs if r != t] for (_, t), refs in zip(val, others,
+                                                                          strict=True)]
+    return train, val, description, references
 
 
 def prepare_pairs(config, vocabulary: dict | None = None
                   ) -> Generator[Event, None, PairData]:
     yield Progress(0, None, "Reading pairs" if config.data == "file" else "Generating pairs")
-    train, val, description = load_pairs(config)
+    train, val, description, references = load_pairs(config)
     if vocabulary:
         source_tok = tokenizer_from_dict(vocabulary["source"])
         target_tok = tokenizer_from_dict(vocabulary["target"])
@@ -120,13 +141,17 @@ def prepare_pairs(config, vocabulary: dict | None = None
                                   "fits the length limits. Raise 'Longest source' or 'Longest "
                                   "target'.")
         sides[split] = (Side.of([sources[i] for i in keep]), Side.of([targets[i] for i in keep]),
-                        [pairs[i] for i in keep])
+                        [pairs[i] for i in keep], keep)
     if dropped:
         yield Notice(f"{dropped:,} pairs longer than the limits (source "
                      f"{config.max_source_length}, target {config.max_target_length} tokens) "
                      "were left out.", "info")
+    from workbench.core.corpus.detokenize import learn_spacing
+
     return PairData(source_tok, target_tok, sides["train"][0], sides["train"][1],
-                    sides["val"][0], sides["val"][1], sides["val"][2], description, dropped)
+                    sides["val"][0], sides["val"][1], sides["val"][2], description, dropped,
+                    [references[i] for i in sides["val"][3]],
+                    learn_spacing(target_tok, [t for _, t in train]))
 
 
 def pair_batch(source: Side, target: Side, rows: np.ndarray) -> dict[str, np.ndarray]:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import torch
 
+from workbench.core.corpus.detokenize import target_decoder
 from workbench.core.corpus.tokenizers import EOS, tokenizer_from_dict
 from workbench.core.events import DecodedToken, Event, JobFinished, Progress
 from workbench.core.generation.seq2seq_decoding import Decoded, beam_steps, greedy_steps
@@ -41,6 +42,7 @@ def decode_job(model, vocabulary: dict, text: str, settings) -> JobSpec:
         raise UserFacingError("Decoding settings: " + " ".join(problems))
     source_tok = tokenizer_from_dict(vocabulary["source"])
     target_tok = tokenizer_from_dict(vocabulary["target"])
+    written = target_decoder(vocabulary)  # a word model's output spaced as its targets were
     ids = source_ids(source_tok, text)
     labels = [source_tok.readable_token(i) for i in ids]
 
@@ -55,7 +57,7 @@ def decode_job(model, vocabulary: dict, text: str, settings) -> JobSpec:
                                       settings.length_penalty, settings.alternatives):
                 control.check()
                 yield Progress(len(decoded.tokens), settings.max_length,
-                               "Beam search: " + target_tok.decode(decoded.ids()))
+                               "Beam search: " + written(decoded.ids()))
             for index in range(len(decoded.tokens)):
                 tokens.append(_token(decoded, index, target_tok))
                 yield tokens[-1]
@@ -65,7 +67,7 @@ def decode_job(model, vocabulary: dict, text: str, settings) -> JobSpec:
                 control.check()
                 tokens.append(_token(decoded, len(decoded.tokens) - 1, target_tok))
                 yield tokens[-1]
-        yield JobFinished(result=DecodeResult(labels, tokens, target_tok.decode(decoded.ids()),
+        yield JobFinished(result=DecodeResult(labels, tokens, written(decoded.ids()),
                                               settings.strategy, decoded.log_prob))
 
     return JobSpec(f"Decode ({settings.strategy})", job)

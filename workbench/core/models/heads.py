@@ -65,6 +65,15 @@ def two_class_logits(z: torch.Tensor) -> torch.Tensor:
     return torch.cat([torch.zeros_like(z), z], dim=-1)
 
 
+def two_class_log_odds(logits: torch.Tensor) -> torch.Tensor:
+    """The real logit of each label of a sigmoid unit's two logits [0, z]: its log-odds
+    ln p / (1 − p), which is −z for the first label and z for the second. The pair's first
+    entry is a constant 0 that the softmax needs and nothing depends on: its gradient is zero,
+    so an explanation that differentiates it says every word counted for nothing."""
+    z = logits[..., 1:] - logits[..., :1]
+    return torch.cat([-z, z], dim=-1)
+
+
 class MaskedTokenHead(nn.Module):
     """BERT's MLM output (SEEDS T16: "a classification layer on the encoder output, multiply
     by the embedding matrix, softmax over the vocabulary"): x -> LayerNorm(GELU(W x + b)),

@@ -23,7 +23,12 @@ from workbench.core.config.task_models import (
 )
 from workbench.core.models.base import as_probe, eval_mode, to_numpy
 from workbench.core.models.encoder import EncoderOutput, EncoderTrace, build_encoder, full_mask
-from workbench.core.models.heads import MaskedTokenHead, Pooling, two_class_logits
+from workbench.core.models.heads import (
+    MaskedTokenHead,
+    Pooling,
+    two_class_log_odds,
+    two_class_logits,
+)
 from workbench.core.models.registry import register_builder
 from workbench.core.trace import Trace
 
@@ -102,6 +107,11 @@ class SequenceClassifier(EncoderTaskModel):
     def label_logits(self, pooled: torch.Tensor) -> torch.Tensor:
         logits = self.head(pooled)
         return two_class_logits(logits) if self.sigmoid else logits  # (B, K)
+
+    def explained_logits(self, logits: torch.Tensor) -> torch.Tensor:
+        """Of the label logits (B, K), the quantity per label an explanation differentiates:
+        the logits themselves under softmax, each label's log-odds (−z, z) under a sigmoid."""
+        return two_class_log_odds(logits) if self.sigmoid else logits
 
     def classify(self, tokens, mask=None) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Label logits (B, K) and the attention-pooling weights (B, S) when pooled so."""

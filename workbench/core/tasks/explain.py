@@ -54,7 +54,9 @@ def classify_sentence(model, vocabulary: dict, text: str) -> ClassifyPrediction:
             logits, weights = model.classify(tokens)
             probs = torch.softmax(logits[0].float(), dim=-1)
             predicted = int(probs.argmax())
-            logits[0, predicted].backward()
+            # a sigmoid unit's first label has a constant 0 among the logits: its real logit
+            # (log-odds) is −z, the quantity whose gradient says what each token did
+            model.explained_logits(logits)[0, predicted].backward()
     finally:
         hook.remove()
     shown = tuple(display_text(words.tokenizer, i) for i in ids)
@@ -66,8 +68,10 @@ def classify_sentence(model, vocabulary: dict, text: str) -> ClassifyPrediction:
     else:
         e = captured["e"]
         contributions = to_numpy((e * e.grad).sum(-1)[0])
+        which = "log-odds" if getattr(model, "sigmoid", False) else "logit"
         method, explanation = "gradient", (
-            f"Gradient × input, Σ_d e_t,d · ∂z/∂e_t,d for the logit z of '{labels[predicted]}'"
+            f"Gradient × input, Σ_d e_t,d · ∂z/∂e_t,d for the {which} z of "
+            f"'{labels[predicted]}'"
             ": positive pushed towards it, negative away (this model pools without "
             "attention weights).")
     return ClassifyPrediction(text, shown, labels, to_numpy(probs), contributions, method,

@@ -5,7 +5,9 @@ y_1 … y_m <eos> with the mean cross-entropy over real target tokens (padding i
 an optional share of steps reading the model's own prediction instead (scheduled sampling).
 Validation on the held-out pairs (the same ones every time) measures:
 - the loss and token accuracy under teacher forcing;
-- exact match: the greedy output equals the target, every token and the <eos>;
+- exact match: the greedy output equals a reference, every token and the <eos> (every target
+  the source has in the data is a reference: core/evaluation/seq2seq_metrics.py);
+- BLEU and chrF of the greedy outputs, detokenised, against all of their references;
 - accuracy by input length (a structured result the Training panel plots): where the plain
   encoder-decoder's bottleneck shows.
 The preview decodes a few held-out sources.
@@ -20,7 +22,10 @@ import torch
 import torch.nn.functional as F
 
 from workbench.core.config.seq2seq import Seq2seqTaskConfig
+from workbench.core.corpus.detokenize import text_decoder
+from workbench.core.corpus.tokenizers import EOS
 from workbench.core.data.seq2seq_data import pair_batch, prepare_pairs
+from workbench.core.evaluation.seq2seq_metrics import exact_matches, text_scores
 from workbench.core.generation.seq2seq_decoding import greedy_batch
 from workbench.core.jobs import JobSpec, UserFacingError
 from workbench.core.tasks.base import IGNORE_INDEX, Batch, Evaluation, Task, register_task
@@ -54,6 +59,7 @@ class Seq2seqTask(Task):
 
     def start(self, model, training, device) -> None:
         self.device = device
+        self.prepare_scoring()
         self.batch_size = training.batch_size
         self.seed = training.seed
         limit = getattr(model.config, "max_length", None)
@@ -81,12 +87,22 @@ class Seq2seqTask(Task):
         its count of them (padding differs from rank to rank)."""
         return float((batch.arrays["target_out"] != IGNORE_INDEX).sum())
 
+    def prepare_scoring(self) -> None:
+        """The held-out references as ids (exact match) and text (BLEU, chrF), and the decoder
+        that writes outputs as text: fixed once, read at every validation."""
+        data = self.data
+        self.references = data.references()
+        self.reference_ids = [[data.target_tokenizer.encode(r) for r in refs]
+                              for refs in self.references]
+        self.decode = text_decoder(data.target_tokenizer, data.target_spacing)
+
     @torch.no_grad()
     def evaluate(self, model, amp: bool) -> Evaluation:
         was_training = model.training
         model.eval()
         data = self.data
         total, right, tokens, exact = 0.0, 0, 0, np.zeros(len(data.val_source), dtype=bool)
+        outputs: list[str] = [""] * len(data.val_source)
         try:
             for start in range(0, len(data.val_source), EVAL_BATCH):
                 rows = np.arange(start, min(start + EVAL_BATCH, len(data.val_source)))
@@ -100,26 +116,30 @@ class Seq2seqTask(Task):
                                                reduction="sum"))
                 right += int(((logits.argmax(-1) == target) & mask).sum())
                 tokens += int(mask.sum())
-                exact[rows] = self._exact(model, batch, rows)
+                for row, ids, matched in self._greedy(model, batch, rows):
+                    exact[row] = matched
+                    outputs[row] = self.decode(ids)
         finally:
             model.train(was_training)
         by_length = accuracy_by_length(data.val_source.lengths, exact)
+        text = text_scores(outputs, self.references)
         return Evaluation(total / max(tokens, 1),
                           {"token_accuracy": right / max(tokens, 1),
-                           "exact_match": float(exact.mean())},
+                           "exact_match": float(exact.mean()), "bleu": text.bleu,
+                           "chrf": text.chrf},
                           {"accuracy_by_length": by_length})
 
-    def _exact(self, model, batch: Batch, rows: np.ndarray) -> np.ndarray:
-        """Whether the greedy output of each row is its target, <eos> included."""
+    def _greedy(self, model, batch: Batch, rows: np.ndarray):
+        """(row, greedy output ids without <eos>, whether it is one of the row's references)
+        for each row; an output that never ends (no <eos>) matches none."""
+        longest = max(len(r) for row in rows for r in self.reference_ids[row])
         outputs, lengths = greedy_batch(model, batch["source"], batch["source_mask"],
-                                        int(batch["target_out"].shape[1]))
-        expected = self.data.val_target
-        result = np.zeros(len(rows), dtype=bool)
+                                        max(int(batch["target_out"].shape[1]), longest + 1))
         for i, row in enumerate(rows):
-            n = int(expected.lengths[row])
-            result[i] = (lengths[i] == n + 1
-                         and np.array_equal(outputs[i, :n], expected.ids[row, :n]))
-        return result
+            n = int(lengths[i])
+            ended = n > 0 and int(outputs[i, n - 1]) == EOS
+            ids = outputs[i, : n - 1 if ended else n].tolist()
+            yield int(row), ids, ended and exact_matches([ids], [self.reference_ids[row]])[0]
 
     def preview(self, model, step: int) -> str:
         data = self.data
@@ -135,8 +155,9 @@ class Seq2seqTask(Task):
             model.train(was_training)
         lines = []
         for i, (source, target) in enumerate(data.val_pairs[: len(rows)]):
-            produced = data.target_tokenizer.decode(outputs[i, : max(lengths[i] - 1, 0)])
-            mark = "✓" if produced == target else f"✗ (expected {target})"
+            produced = self.decode(outputs[i, : max(lengths[i] - 1, 0)])
+            references = self.references[i]
+            mark = "✓" if produced in references else f"✗ (expected {target})"
             lines.append(f"{source}  →  {produced}  {mark}")
         return "\n".join(lines)
 

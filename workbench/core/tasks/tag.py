@@ -147,7 +147,7 @@ class TagTask(EncoderTask):
     def metrics(self, true, predicted):
         scores = class_scores(true, predicted, tuple(self.data.names))
         return ({"accuracy": scores.accuracy, "macro_f1": scores.macro_f1},
-                {"classes": scores.to_dict()})
+                {"classes": scores.to_dict(), "per_tag_f1": scores.f1_by_name()})
 
     def preview(self, model, step: int) -> str:
         split = self.data.val if len(self.data.val) else self.data.train
