@@ -139,3 +139,14 @@ def test_a_long_text_is_cleaned_in_pieces_with_the_same_result(monkeypatch):
     assert pieces_report.counts == whole_report.counts
     assert [(r.line, r.text) for r in pieces_report.examples] == \
         [(r.line, r.text) for r in whole_report.examples]
+
+
+def test_an_italic_over_a_line_end_is_unmarked_but_not_over_a_blank_line():
+    """Issue 31, defect 10: '_Enter the\nKing_' kept both marks."""
+    from workbench.core.corpus import cleaning
+
+    text = "_Enter the\nKing_ and ~all\nhis train~.\n\n_not\n\nthis_ one\n"
+    report = cleaning.CleaningReport()
+    cleaned = cleaning.clean_document("a.txt", text, CleaningConfig(markup=True), report)
+    assert cleaned == "Enter the\nKing and all\nhis train.\n\n_not\n\nthis_ one\n"
+    assert report.counts["markup"] == 2

@@ -62,7 +62,7 @@ def test_inspectors_and_console_on_real_snapshots(qtbot, settings, monkeypatch):
     values = attention.trace.layers[0].values
     assert np.isclose(worked.values["alpha"], values["attn"][1, 5, 2], atol=1e-5)
     assert np.allclose(worked.values["output"], values["attn_out"][5], atol=1e-5)
-    assert "α_52" in attention.worked.toPlainText()
+    assert "α5,2" in attention.worked.toPlainText()
 
     console = panels["generate"]
     console.prompt.setPlainText("To be")

@@ -325,6 +325,7 @@ class FakeTraining:
         self.run_dir, self.delay = str(run_dir), delay
         self.started = 0
         self.embedding_init = None
+        self.trained: list = []  # what each start was asked to train: a Recipe or train_job's
 
     def _replay(self, title: str) -> JobSpec:
         def job(control):
@@ -336,16 +337,20 @@ class FakeTraining:
     def recipe_of(self, corpus, tokens, model_config, training, name="", task=None):
         from workbench.core.training.recipe import Recipe
 
-        return Recipe(name or f"char-{model_config.arch}", "", model_config, training=training)
+        kept = {"task": task} if task is not None else {}
+        return Recipe(name or f"char-{model_config.arch}", "", model_config, training=training,
+                      **kept)
 
     def train_job(self, corpus, tokens, model_config, training, name="", embedding_init=None,
                   task=None):
         self.started += 1
         self.embedding_init = embedding_init
+        self.trained.append(self.recipe_of(corpus, tokens, model_config, training, name, task))
         return self._replay("Training recorded")
 
     def recipe_job(self, recipe, training=None):
         self.started += 1
+        self.trained.append(recipe)
         return self._replay(f"Training {recipe.name}")
 
     def resume_job(self, run_dir, max_steps=None, extend_to=None):

@@ -83,6 +83,7 @@ def list_panels() -> int:
 
 
 def run_gui(args: argparse.Namespace) -> int:
+    from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
 
     from workbench.app.first_paint import after_first_paint, report_ready
@@ -125,6 +126,7 @@ def run_gui(args: argparse.Namespace) -> int:
     if args.zoom:
         window.zoom.set_factor(args.zoom)
     if args.screenshot:
+        window.setWindowState(Qt.WindowState.WindowNoState)  # the size asked, not maximised
         window.resize(*args.size)
     if args.perspective and not window.perspectives.switch(args.perspective):
         names = ", ".join(p.name for p in window.perspectives.available())

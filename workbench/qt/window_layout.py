@@ -78,7 +78,11 @@ class WindowLayout(QObject):
         geometry = self.settings.value("window/geometry")
         if not (isinstance(geometry, QByteArray) and self.window.restoreGeometry(geometry)):
             screen = self.window.screen().availableGeometry()
-            self.window.setGeometry(screen)  # the first start fills the screen
+            self.window.setGeometry(screen)  # the size to return to from maximised
+            # the first start opens maximised: a geometry of the whole screen put the frame's
+            # title bar above the screen's top edge under a window manager (issue 31)
+            self.window.setWindowState(self.window.windowState()
+                                       | Qt.WindowState.WindowMaximized)
         wanted = str(self.settings.value("perspective/current", "") or "")
         if not self.perspectives.switch(wanted):
             default = next((p.name for p in PERSPECTIVES if self.perspectives.named(p.name)),

@@ -234,8 +234,11 @@ class Zoom(QObject):
             match = _PT.fullmatch(str(size or ""))
             base = float(match.group(1)) if match else None
         target = f"{(base or self.base_font.pointSizeF()) * self.factor:.1f}pt"
-        if size != target and label.text:
-            label.setText(label.text, size=target)
+        # a projector's titles are bold; otherwise as the panel made them
+        own_bold = state.setdefault("bold", label.opts.get("bold"))
+        bold = True if self.factor >= PRESENTATION else own_bold
+        if (size != target or label.opts.get("bold") != bold) and label.text:
+            label.setText(label.text, size=target, bold=bold)
         state["size"] = (base, target)
 
     def _text(self, item: pg.TextItem) -> None:

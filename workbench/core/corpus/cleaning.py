@@ -30,8 +30,9 @@ START = re.compile(r"^(?:\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG.*|"
                    r"\*END\*THE SMALL PRINT!.*)$", re.MULTILINE | re.IGNORECASE)
 END = re.compile(r"^(?:\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG.*|"
                  r"End of (?:the )?Project Gutenberg(?:'s)? .*)$", re.MULTILINE | re.IGNORECASE)
-MARKUP = re.compile(r"(?<![\w_])_(?=[^\s_])([^_\n]*?[^\s_])_(?![\w_])|"
-                    r"(?<![\w~])~(?=[^\s~])([^~\n]*?[^\s~])~(?![\w~])")
+# an italic or bold may run over a line end (verse, a wrapped line) but not over a blank line
+MARKUP = re.compile(r"(?<![\w_])_(?=[^\s_])((?:[^_\n]|\n(?![ \t]*\n))*?[^\s_])_(?![\w_])|"
+                    r"(?<![\w~])~(?=[^\s~])((?:[^~\n]|\n(?![ \t]*\n))*?[^\s~])~(?![\w~])")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
 KINDS = {"gutenberg": "Project Gutenberg header and footer",
          "markup": "_italic_ and ~bold~ marks", "control": "control characters",
@@ -135,11 +136,13 @@ def clean_document(name: str, text: str, config: CleaningConfig,
 def _line_chunks(text: str):
     """(piece, line ends before it): the text cut after a line end every ~CHUNK characters.
     One regex call holds the interpreter, and so the window, until it ends (a second and more
-    over 20 MB); between pieces the GUI thread gets its turn. The markup and control patterns
-    never reach across a line end, so the pieces find the same matches as the whole text."""
+    over 20 MB); between pieces the GUI thread gets its turn. A piece ends at a blank line
+    where there is one near: markup may run over a line end but never over a blank line, so
+    the pieces find the same matches as the whole text."""
     start, lines = 0, 0
     while start < len(text):
-        end = text.find("\n", start + CHUNK)
+        end = text.find("\n\n", start + CHUNK, start + 4 * CHUNK)
+        end = end + 1 if end >= 0 else text.find("\n", start + CHUNK)
         end = len(text) if end < 0 else end + 1
         piece = text[start:end]
         yield piece, lines

@@ -95,14 +95,14 @@ def attention_computation(values: Mapping[str, np.ndarray], weights: Mapping[str
                           scaled_score + mask))
     denominator = float(np.exp(e_row[visible] - e_row[visible].max()).sum())
     lines += [
-        Line("softmax over the row", f"α_{i}j = exp(e_{i}j) / Σ_j' exp(e_{i}j'), "
+        Line("softmax over the row", f"α_{{{i},j}} = exp(e_{{{i},j}}) / Σ_j' exp(e_{{{i},j'}}), "
              f"{int(visible.sum())} keys" + (f" (j ≤ {i})" if causal else ""),
-             f"e_{i}· = {vec(e_row[visible])}; α_{i}· = {vec(alpha_row[visible])}",
+             f"e_{{{i},·}} = {vec(e_row[visible])}; α_{{{i},·}} = {vec(alpha_row[visible])}",
              alpha_row),
-        Line("this weight", f"α_{i}{j}", f"exp({num(e_row[j]) if visible[j] else '−∞'} − "
+        Line("this weight", f"α_{{{i},{j}}}", f"exp({num(e_row[j]) if visible[j] else '−∞'} − "
              f"{num(e_row[visible].max())}) / {num(denominator)} = {num(alpha_row[j])}",
              float(alpha_row[j])),
-        Line("head output", f"head_{head},{i} = Σ_j α_{i}j v_j",
+        Line("head output", f"head_{{{head},{i}}} = Σ_j α_{{{i},j}} v_j",
              " + ".join(f"{num(alpha_row[t])}×v_{t}" for t in top)
              + (f" + … ({int(visible.sum())} terms)" if visible.sum() > 3 else "")
              + f" = {vec(head_out)}", head_out),
@@ -112,7 +112,7 @@ def attention_computation(values: Mapping[str, np.ndarray], weights: Mapping[str
              vec(output), output),
     ]
     return WorkedComputation(
-        title=f"Attention weight α_{i}{j} of head {head} ({ti} attends to {tj}), and the "
+        title=f"Attention weight α_{{{i},{j}}} of head {head} ({ti} attends to {tj}), and the "
               f"output of token {ti}", lines=tuple(lines), source=SOURCE,
         values={"score": score, "scaled": scaled_score, "alpha": float(alpha_row[j]),
                 "alpha_row": alpha_row, "head_out": head_out, "concat": concat,

@@ -32,13 +32,14 @@ from workbench.core.resources import resource_path
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.checkpoint_open import open_checkpoint
 from workbench.qt.widgets.long_text_combo import LongTextCombo
+from workbench.qt.widgets.math_text import math_html
 
 HIGHLIGHT_DELAY_MS = 350  # let the panel the step opened lay itself out first
 READABLE_CHARACTERS = 110  # the page's widest lines, in average characters of its font
 
 
 def _paragraph(title: str, text: str) -> str:
-    body = html.escape(text).replace("\n\n", "</p><p>").replace("\n", " ")
+    body = math_html(text).replace("\n\n", "</p><p>").replace("\n", " ")
     return f"<p><b>{html.escape(title)}</b></p><p>{body}</p>" if text else ""
 
 
@@ -176,7 +177,7 @@ class LessonsPanel(Panel):
         waits = self.missing(lesson)
         for index, step in enumerate(lesson.steps):
             number = QLabel(f"<b>{index + 1}.</b>")
-            text = QLabel(html.escape(step.do))
+            text = QLabel(math_html(step.do))
             text.setTextFormat(Qt.TextFormat.RichText)
             text.setWordWrap(True)
             button = QPushButton("Set up" if step.actions else "Done")
@@ -190,7 +191,7 @@ class LessonsPanel(Panel):
         self.next_button.setEnabled(not waits)
         self.previous_button.setEnabled(row > 0)
         self.following_button.setEnabled(row < len(self.lessons) - 1)
-        questions = "".join(f"<li>{html.escape(q)}</li>" for q in lesson.questions)
+        questions = "".join(f"<li>{math_html(q)}</li>" for q in lesson.questions)
         wait_note = (f"<p style='color:#9a6700'>This lesson needs {', '.join(waits)}, which "
                      "this version of the app does not have yet.</p>" if waits else "")
         self._to_top()

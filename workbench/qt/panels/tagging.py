@@ -131,7 +131,7 @@ class TaggingPanel(InspectorPanel):
         if gold:
             right = sum(p == g for p, g in zip(predicted, gold, strict=True))
             self.summary.setText(f"{right} of {len(gold)} words tagged as the gold tags say "
-                                 f"({right / len(gold):.0%}); wrong ones in red.")
+                                 f"({right / len(gold):.0%}); wrong ones in orange.")
         else:
             unsure = int(np.argmin(best))
             self.summary.setText(

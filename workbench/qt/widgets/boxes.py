@@ -5,6 +5,8 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout, QSlider, QVBoxLayout, QWidget
 
+from workbench.qt import plot_theme  # noqa: F401 - dark plot ink before any plot
+
 # A plot is readable down to this height (title, a few y ticks apart, the curve, the x axis):
 # below it the panel scrolls instead of squeezing the plot. Zoom scales it (qt/zoom.py).
 PLOT_MIN_HEIGHT = 150

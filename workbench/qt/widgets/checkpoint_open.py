@@ -12,14 +12,16 @@ from typing import Any
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from workbench.core.jobs import user_message
+from workbench.qt.widgets.dialog_folders import remember, start_folder
 
 CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.json);;All files (*)"
 
 
 def ask_checkpoint_path(parent: QWidget) -> str:
     """The checkpoint file the user picks ('' if cancelled)."""
-    path, _ = QFileDialog.getOpenFileName(parent, "Open checkpoint", "", CHECKPOINT_FILTER)
-    return path
+    path, _ = QFileDialog.getOpenFileName(parent, "Open checkpoint", start_folder("checkpoint"),
+                                          CHECKPOINT_FILTER)
+    return remember("checkpoint", path)
 
 
 def open_checkpoint(controller, path: str, on_result: Callable[[Any], None]) -> bool:

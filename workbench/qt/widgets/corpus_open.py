@@ -8,15 +8,19 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+from workbench.qt.widgets.dialog_folders import remember, start_folder
+
 CORPUS_FILTER = "Text corpora (*.txt *.md *.gz *.bz2);;All files (*)"
 
 
 def ask_corpus_file(parent: QWidget) -> str:
     """The corpus file the user picks ('' if cancelled)."""
-    path, _ = QFileDialog.getOpenFileName(parent, "Open corpus", "", CORPUS_FILTER)
-    return path
+    path, _ = QFileDialog.getOpenFileName(parent, "Open corpus", start_folder("corpus"),
+                                          CORPUS_FILTER)
+    return remember("corpus", path)
 
 
 def ask_corpus_folder(parent: QWidget) -> str:
     """The corpus folder the user picks ('' if cancelled)."""
-    return QFileDialog.getExistingDirectory(parent, "Open corpus folder")
+    return remember("corpus", QFileDialog.getExistingDirectory(parent, "Open corpus folder",
+                                                               start_folder("corpus")))

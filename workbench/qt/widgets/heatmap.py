@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from workbench.qt.widgets.boxes import readable
 from workbench.qt.widgets.plot_export import ask_export, export_csv, export_png, export_svg
+from workbench.qt.widgets.token_axis import TokenAxis
 
 MAX_LABELS = 48  # more tick labels than this would overlap; show every n-th instead
 
@@ -59,7 +60,9 @@ class Heatmap(QWidget):
         self.col_labels: list[str] = []
         self.view = pg.GraphicsLayoutWidget()
         self.view.setBackground("w")
-        self.plot = self.view.addPlot(title=title)
+        # every token labelled, smaller or upright when cells are narrow (token_axis.py)
+        self.plot = self.view.addPlot(title=title, axisItems={
+            "left": TokenAxis("left"), "bottom": TokenAxis("bottom")})
         self.plot.invertY(True)
         self.plot.setMenuEnabled(False)
         self.plot.setLabel("bottom", x_label)
@@ -80,6 +83,7 @@ class Heatmap(QWidget):
                                         width=12)
         self.colorbar.setImageItem(self.image, insert_in=self.plot)
         self.image.mouseClickEvent = self._on_click
+        self.image.hoverEvent = self._on_hover
         self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
         self.plot.setTitle(title or "Probe a model to see this view.")
         readable(self.view)
@@ -118,7 +122,7 @@ class Heatmap(QWidget):
         self.image.setRect(QRectF(0, 0, values.shape[1], values.shape[0]))
         self.colorbar.setLevels(levels)
         self.mask_backdrop.setRect(QRectF(0, 0, values.shape[1], values.shape[0]))
-        self.plot.getAxis("bottom").setTicks([ticks(self.col_labels)])
+        self.plot.getAxis("bottom").setTicks([ticks(self.col_labels, len(self.col_labels))])
         self._label_rows()
         self.plot.setRange(xRange=(0, values.shape[1]), yRange=(0, values.shape[0]), padding=0)
         if title is not None:
@@ -135,12 +139,8 @@ class Heatmap(QWidget):
         self.plot.setTitle(title or "Probe a model to see this view.")
 
     def _label_rows(self) -> None:
-        """Label as many rows as fit a line of text apart at the view's height now (128 units
-        in a 150 px view would print their numbers over each other)."""
-        line = max(self.fontMetrics().height(), 8)
-        row_limit = max(2, min(MAX_LABELS, int(self.plot.vb.height() or self.view.height())
-                               // int(line * 1.2)))
-        self.plot.getAxis("left").setTicks([ticks(self.row_labels, row_limit)])
+        """Every row labelled: the axis shrinks the text to the row height (token_axis.py)."""
+        self.plot.getAxis("left").setTicks([ticks(self.row_labels, len(self.row_labels))])
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
@@ -150,6 +150,20 @@ class Heatmap(QWidget):
     def image_values(self) -> np.ndarray:
         """What the image item holds (tests compare it with the trace)."""
         return np.asarray(self.image.image)
+
+    def cell_text(self, row: int, col: int) -> str:
+        """What hovering a cell says: its row and column tokens and its value."""
+        if not (0 <= row < self.values.shape[0] and 0 <= col < self.values.shape[1]):
+            return ""
+        return (f"{visible_token(self.row_labels[row])} · {visible_token(self.col_labels[col])}"
+                f": {float(self.values[row, col]):.4g}")
+
+    def _on_hover(self, event) -> None:
+        if event.isExit():
+            self.view.setToolTip("")
+            return
+        pos = event.pos()
+        self.view.setToolTip(self.cell_text(int(pos.y()), int(pos.x())))
 
     def _on_click(self, event) -> None:
         pos = event.pos()

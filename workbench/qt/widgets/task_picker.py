@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from workbench.core.config.fields import form_fields
 from workbench.core.config.tasks import DEFAULT_TASK, TASK_CONFIGS
 from workbench.qt.widgets.config_form import ConfigForm
+from workbench.qt.widgets.dialog_folders import remember, start_folder
 
 CORPUS_NOTE = "Trains on the tokenized corpus (Corpus panel)."
 
@@ -91,9 +92,9 @@ class TaskPicker(QWidget):
         self.changed.emit(self.config())
 
     def choose_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "File of pairs", "",
+        path, _ = QFileDialog.getOpenFileName(self, "File of pairs", start_folder("pairs"),
                                               "Tab-separated pairs (*.tsv *.txt);;All files (*)")
-        if path:
+        if remember("pairs", path):
             self.use_file(path)
 
     def use_file(self, path: str) -> None:

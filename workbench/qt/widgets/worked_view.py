@@ -8,6 +8,7 @@ import html
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from workbench.core.worked.records import WorkedComputation
+from workbench.qt.widgets.math_text import math_html
 
 _CSS = """
 <style>
@@ -30,13 +31,13 @@ def worked_html(computation: WorkedComputation, header: str = "") -> str:
     narrow dock instead of scrolling sideways."""
     steps = "".join(
         f"<p class='step'>{number}. <span class='what'>{_text(line.label)}:</span> "
-        f"<span class='formula'>{_text(line.formula)}</span></p>"
+        f"<span class='formula'>{math_html(line.formula)}</span></p>"
         f"<p class='numbers'>{_text(line.working)}</p>"
         for number, line in enumerate(computation.lines, 1))
     note = f"<p class='note'>{_text(computation.note)}</p>" if computation.note else ""
     source = (f"<p class='source'>Source: {_text(computation.source)}</p>"
               if computation.source else "")
-    return f"{_CSS}{header}<h3>{_text(computation.title)}</h3>{steps}{note}{source}"
+    return f"{_CSS}{header}<h3>{math_html(computation.title)}</h3>{steps}{note}{source}"
 
 
 class WorkedView(QTextBrowser):

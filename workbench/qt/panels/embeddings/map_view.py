@@ -100,6 +100,9 @@ class MapView(QWidget):
     def set_vectors(self, vectors) -> None:
         self.vectors = vectors
         self.coords = None
+        if vectors is not None:  # not "Train or import vectors" when they are here
+            self.status.setText(f"{len(vectors):,} word vectors ready: choose a map and press "
+                                "Draw map.")
 
     def _on_compute(self) -> None:
         method = self.method.currentData()

@@ -32,6 +32,7 @@ from workbench.qt.panels.embeddings.map_view import MapView
 from workbench.qt.widgets import trust_dialog
 from workbench.qt.widgets.config_form import ConfigForm
 from workbench.qt.widgets.control_column import ControlColumn
+from workbench.qt.widgets.dialog_folders import remember, start_folder
 
 IMPORT_FORMATS = {
     "word2vec text (.txt, header)": "word2vec-text",
@@ -198,8 +199,8 @@ class EmbeddingsPanel(Panel):
             self.tabs.setCurrentIndex(1)  # Explore
 
     def _import_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import word vectors")
-        if path:
+        path, _ = QFileDialog.getOpenFileName(self, "Import word vectors", start_folder("vectors"))
+        if remember("vectors", path):
             self.import_vectors(path, IMPORT_FORMATS[self.import_format.currentText()])
 
     def import_vectors(self, path: str, fmt: str) -> bool:

@@ -53,7 +53,8 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         super().__init__(controller, parent)
         self.series: dict[str, RunSeries] = {}
         self.live_key = ""
-        self.recipe = None  # a recipe opened from a file: Train then trains it
+        self.recipe = None  # the recipe the forms were filled from (experiment.py)
+        self._tokens_at_open = None  # the session's tokens when it was opened
         self.last_notice = ""  # what the end of the last run said
         self._counter = itertools.count(1)
         self._follow_state: dict[str, dict] = {}  # followed run folder -> what the bar shows
@@ -109,6 +110,7 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         controller.tokens_changed.connect(self._describe)
         controller.model_config_changed.connect(self._describe)
         controller.task_config_changed.connect(self._describe)
+        self.controls.form.changed.connect(self._describe)
         controller.lesson_action.connect(self._on_lesson)
         self._list_past_runs()
         self._describe()
@@ -122,6 +124,7 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
                 ("&Stop training", "Ctrl+Alt+.", self.stop_training),
                 ("&Save recipe…", "Ctrl+Alt+S", self.save_recipe_dialog),
                 ("&Open recipe…", "Ctrl+Alt+O", self.open_recipe_dialog),
+                ("&New experiment (forget the recipe)", "", self.new_experiment),
                 ("Open &run directory…", "Ctrl+Alt+D", self.open_run_dialog),
                 ("&Follow run folder…", "Ctrl+Alt+F", self.follow_run_dialog),
                 ("Stop f&ollowing", "", self.stop_following)):
@@ -146,10 +149,15 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
         tokens, model = self.controller.tokens, self.model_config()
         task = self.controller.task_config
         chosen = "" if self.controller.model_config else " (default; choose one in the model panel)"
-        if self.recipe is not None:
-            source = (Path(self.recipe.corpus_path).name + " (its own corpus and tokenizer)"
-                      if self.recipe.corpus_path else self.recipe.task.title)
-            text = f"Recipe <b>{self.recipe.name}</b>: {model.title} on {source}"
+        config = self.controls.form.config()
+        recipe = self.experiment_recipe(config) if config is not None else None
+        if recipe is not None:
+            source = (Path(recipe.corpus_path).name + " (the recipe's corpus and tokenizer)"
+                      if recipe.corpus_path else recipe.task.title)
+            changed = self.recipe_changes()
+            origin = (f"Modified from recipe <b>{self.recipe.name}</b> ({'; '.join(changed)})"
+                      if changed else f"Recipe <b>{self.recipe.name}</b>")
+            text = f"{origin}: {model.title} on {source}"
         elif task is not None and not task.needs_corpus:
             data = task.data_summary() if hasattr(task, "data_summary") else ""
             text = f"<b>{model.title}</b>{chosen}: {task.title}" + (f", {data}" if data else "")
@@ -159,6 +167,9 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
             text = (f"<b>{model.title}</b>{chosen} on {tokens.corpus_name or 'the corpus'}: "
                     f"{len(tokens.train):,} training {tokens.tokenizer.kind} tokens, "
                     f"vocabulary {tokens.vocab_size:,}")
+        if self.recipe is not None and recipe is None:
+            text += (f" (modified from recipe <b>{self.recipe.name}</b>: "
+                     f"{'; '.join(self.recipe_changes())})")
         self.controls.what.setText(text)
         if tokens is not None:
             self.curves.set_unit("character" if tokens.tokenizer.kind == "char" else "token")
@@ -176,9 +187,10 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
             return False
         training = self.controller.backend.training
         try:
-            if self.recipe is not None:
-                spec = training.recipe_job(self.recipe, config)
-                name = self.recipe.name
+            recipe = self.experiment_recipe(config)  # the forms, not the file as read
+            if recipe is not None:
+                spec = training.recipe_job(recipe)
+                name = recipe.name
             else:
                 model = self.model_config()
                 spec = training.train_job(self.controller.corpus, self.controller.tokens,
