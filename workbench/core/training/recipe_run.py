@@ -14,6 +14,7 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 
 from workbench.core.events import Event, Notice
+from workbench.core.files import bounded
 from workbench.core.jobs import JobControl, UserFacingError
 from workbench.core.training.recipe import Recipe, load_recipe, recipe_to_toml, run_name
 from workbench.core.training.setup import device_available, resolve_device
@@ -95,7 +96,7 @@ def split_it_was_trained_on(recipe_path: Path, tokenizer):
     stripes (its recipe has no `split_stripes`) trained on the contiguous split; resuming it
     on today's default would train on text it validated on, so it keeps one stripe."""
     try:
-        table = tomllib.loads(recipe_path.read_text(encoding="utf-8")).get("tokenizer", {})
+        table = bounded.parse_toml(bounded.read_text(recipe_path, "recipe")).get("tokenizer", {})
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return tokenizer  # load_recipe read it a moment ago; nothing to correct
     if "split_stripes" in table:
