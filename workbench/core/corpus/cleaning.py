@@ -191,13 +191,15 @@ def _exclude_pattern(pattern: str):
                               f"expression: {exc}. Fix it in the cleaning settings.") from None
 
 
-def _exclude_matches(pattern, text: str):
-    """Every match of the exclude pattern, within a time limit in processor seconds (as the
-    word pattern's): a pattern that backtracks catastrophically, such as ^(a|aa)+$ on a line
-    of a's, would otherwise hold the loading (or the window) for hours, deaf to Stop."""
-    limit = PATTERN_SECONDS + PATTERN_SECONDS_PER_CHAR * len(text)
+def _exclude_spans(pattern, text: str) -> list[tuple[int, int]]:
+    """Every match of the exclude pattern, within a time limit (as the word pattern's): a
+    pattern that backtracks catastrophically, such as ^(a|aa)+$ on a line of a's, would
+    otherwise hold the loading (or the window) for hours, deaf to Stop. The limit covers the
+    whole iteration, so only the spans are taken here; the report is made afterwards."""
+    # the limit counts the Python loop over the matches too: ten times the word pattern's
+    limit = PATTERN_SECONDS + 10 * PATTERN_SECONDS_PER_CHAR * len(text)
     try:  # concurrent: the match releases the interpreter, so the window keeps drawing
-        yield from pattern.finditer(text, timeout=limit, concurrent=True)
+        return [m.span() for m in pattern.finditer(text, timeout=limit, concurrent=True)]
     except TimeoutError:
         raise UserFacingError(
             f"The exclude pattern {pattern.pattern!r} took over {limit:.0f} s of processor "
@@ -210,9 +212,9 @@ def _remove(text: str, pattern, kind: str, name: str, base_line: int,
             report: CleaningReport, whole_lines: bool = False) -> str:
     pieces, last = [], 0
     line_of = _LineCounter(text)
-    matches = _exclude_matches(pattern, text) if kind == "exclude" else pattern.finditer(text)
-    for match in matches:
-        start, end = match.span()
+    spans = _exclude_spans(pattern, text) if kind == "exclude" else (
+        m.span() for m in pattern.finditer(text))
+    for start, end in spans:
         if end == start:
             continue  # an empty match removes nothing
         if whole_lines and (start == 0 or text[start - 1] == "\n") and end < len(text) \

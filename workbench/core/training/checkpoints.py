@@ -117,7 +117,10 @@ def load_checkpoint(path: str | Path, check=None) -> Checkpoint:
                               "checkpoints folder has its .json and .safetensors files.")
     try:
         meta = bounded.read_json(json_path, "manifest", check)
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        raise UserFacingError(f"Checkpoint metadata {json_path} cannot be read "
+                              f"({exc.strerror or exc}). Use another checkpoint.") from None
+    except ValueError as exc:
         raise UserFacingError(f"Checkpoint metadata {json_path} is damaged ({exc}). The file "
                               "was probably cut short; use another checkpoint.") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
