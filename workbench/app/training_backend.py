@@ -166,7 +166,7 @@ class TrainingBackend:
         """A query reading a run folder (its result is a `RunRecord` of core events)."""
 
         def job(control: JobControl) -> Iterator[Event]:
-            yield JobFinished(result=runs.read_run(path))
+            yield JobFinished(result=runs.read_run(path, control.check))
 
         return JobSpec(f"Opening {Path(path).name}", job)
 

@@ -7,10 +7,10 @@ appended in the file's `order`.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 
+from workbench.core.files import bounded
 from workbench.core.resources import resource_path
 
 
@@ -37,7 +37,7 @@ class PanelHelp:
 
 @lru_cache(maxsize=1)
 def _panels_file() -> dict:
-    return tomllib.loads(resource_path("help", "panels.toml").read_text(encoding="utf-8"))
+    return bounded.parse_toml(bounded.read_text(resource_path("help", "panels.toml"), "help"))
 
 
 def panel_help(name: str) -> PanelHelp | None:
@@ -55,7 +55,7 @@ def help_order(names: list[str]) -> list[str]:
 
 
 def getting_started_markdown(panel_names: list[str]) -> str:
-    page = resource_path("help", "getting_started.md").read_text(encoding="utf-8")
+    page = bounded.read_text(resource_path("help", "getting_started.md"), "help")
     sections = []
     for name in help_order(panel_names):
         entry = panel_help(name)

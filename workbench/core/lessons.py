@@ -37,11 +37,13 @@ A step inherits the state the steps before it in its lesson set (core/lesson_set
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.core.files import bounded
 from workbench.core.resources import resource_path
 
 ACTIONS = ("panel", "checkpoint", "recipe", "model", "tokenizer", "probe", "example", "inputs",
@@ -105,7 +107,7 @@ class LessonError(ValueError):
 def parse_lesson(text: str, key: str, path: Path | None = None) -> Lesson:
     name = path.name if path else key
     try:
-        data = tomllib.loads(text)
+        data = bounded.parse_toml(text)  # deep nesting refused as bad TOML, a BOM dropped
     except tomllib.TOMLDecodeError as exc:
         raise LessonError(f"{name} is not valid TOML: {exc}.") from None
     for required in ("title", "goal"):
@@ -132,13 +134,24 @@ def parse_lesson(text: str, key: str, path: Path | None = None) -> Lesson:
     questions = data.get("questions", [])
     if not isinstance(questions, list):
         raise LessonError(f"{name}: questions must be a list of strings.")
-    return Lesson(key=key, title=str(data["title"]).strip(), order=int(data.get("order", 999)),
-                  minutes=float(data.get("minutes", 0)), goal=str(data["goal"]).strip(),
+    order, minutes, needs = data.get("order", 999), data.get("minutes", 0), data.get("needs", [])
+    if not isinstance(order, int) or isinstance(order, bool):
+        raise LessonError(f"{name}: order must be a whole number (its place in the list), "
+                          f"not {order!r}.")
+    if (not isinstance(minutes, (int, float)) or isinstance(minutes, bool)
+            or not math.isfinite(minutes) or minutes < 0):
+        raise LessonError(f"{name}: minutes must be a number of minutes ≥ 0, such as 4 or "
+                          f"4.5, not {minutes!r}.")
+    if not isinstance(needs, list) or not all(isinstance(n, str) for n in needs):
+        raise LessonError(f"{name}: needs must be a list of task names, such as "
+                          f"needs = [\"seq2seq\"], not {needs!r}.")
+    return Lesson(key=key, title=str(data["title"]).strip(), order=order,
+                  minutes=float(minutes), goal=str(data["goal"]).strip(),
                   steps=tuple(steps), look=str(data.get("look", "")).strip(),
                   expect=str(data.get("expect", "")).strip(),
                   questions=tuple(str(q).strip() for q in questions),
                   sources=str(data.get("sources", "")).strip(),
-                  needs=tuple(str(n) for n in data.get("needs", [])), path=path)
+                  needs=tuple(needs), path=path)
 
 
 def lessons_folder() -> Path:
@@ -151,9 +164,13 @@ def load_lessons(folder: Path | None = None) -> tuple[list[Lesson], list[str]]:
     folder = folder or lessons_folder()
     lessons, problems = [], []
     for path in sorted(folder.glob("*.toml")):
-        try:
-            lessons.append(parse_lesson(path.read_text(encoding="utf-8"), path.stem, path))
-        except (OSError, UnicodeDecodeError, LessonError) as exc:
+        try:  # a regular file of lesson size only: a FIFO here would hang the start-up
+            lessons.append(parse_lesson(bounded.read_text(path, "lesson"), path.stem, path))
+        except UnicodeDecodeError as exc:
+            problems.append(f"{path.name} is not UTF-8 text ({exc.reason}); save it as UTF-8.")
+        except OSError as exc:
+            problems.append(f"{path.name} cannot be read: {exc.strerror or exc}.")
+        except LessonError as exc:
             problems.append(str(exc))
     lessons.sort(key=lambda lesson: (lesson.order, lesson.key))
     return lessons, problems

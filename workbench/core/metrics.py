@@ -27,6 +27,9 @@ def confusion_matrix(true: np.ndarray, predicted: np.ndarray, classes: int) -> n
         classes, classes)
 
 
+DENSE_CLASSES = 50  # a confusion matrix of more classes is logged as its non-zero cells
+
+
 @dataclass(frozen=True)
 class ClassScores:
     """What the confusion-matrix view and the per-class bars draw."""
@@ -58,13 +61,25 @@ class ClassScores:
                                                          strict=True) if p}
 
     def to_dict(self) -> dict:
-        """JSON-safe (run logs keep it)."""
-        return {"names": list(self.names), "confusion": self.confusion.tolist()}
+        """JSON-safe (run logs keep it). Up to DENSE_CLASSES classes the full matrix; beyond,
+        only its non-zero cells as [true, predicted, count] triples: a K×K list for 5,000 tags
+        made every validation line of metrics.jsonl 75 MB, while the cells that are not zero
+        are at most the number of items scored."""
+        if len(self.names) <= DENSE_CLASSES:
+            return {"names": list(self.names), "confusion": self.confusion.tolist()}
+        rows, columns = np.nonzero(self.confusion)
+        cells = np.stack([rows, columns, self.confusion[rows, columns]], axis=1)
+        return {"names": list(self.names), "cells": cells.tolist()}
 
     @staticmethod
     def from_dict(data: dict) -> ClassScores:
-        return scores_from_confusion(np.asarray(data["confusion"], dtype=np.int64),
-                                     tuple(data["names"]))
+        names = tuple(data["names"])
+        if "cells" not in data:
+            return scores_from_confusion(np.asarray(data["confusion"], dtype=np.int64), names)
+        confusion = np.zeros((len(names), len(names)), dtype=np.int64)
+        cells = np.asarray(data["cells"], dtype=np.int64).reshape(-1, 3)
+        np.add.at(confusion, (cells[:, 0], cells[:, 1]), cells[:, 2])
+        return scores_from_confusion(confusion, names)
 
 
 def _ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:

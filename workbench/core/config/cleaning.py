@@ -7,7 +7,6 @@ cleaned corpus is trained on the same text again when the recipe is run or resum
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from workbench.core.config.fields import from_dict, param, to_dict
@@ -35,9 +34,11 @@ class CleaningConfig:
 
     def problems(self) -> list[str]:
         if self.exclude:
+            import regex  # the module the cleaning runs it in (with its time limit)
+
             try:
-                re.compile(self.exclude, re.MULTILINE)
-            except re.error as exc:
+                regex.compile(self.exclude, regex.MULTILINE)
+            except regex.error as exc:
                 return [f"The exclude pattern is not a valid regular expression: {exc}."]
         return []
 

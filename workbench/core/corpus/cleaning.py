@@ -25,14 +25,22 @@ import re
 from dataclasses import dataclass, field
 
 from workbench.core.config.cleaning import CleaningConfig
+from workbench.core.corpus.tokenizers import PATTERN_SECONDS, PATTERN_SECONDS_PER_CHAR
+from workbench.core.jobs import UserFacingError
 
 START = re.compile(r"^(?:\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG.*|"
                    r"\*END\*THE SMALL PRINT!.*)$", re.MULTILINE | re.IGNORECASE)
 END = re.compile(r"^(?:\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG.*|"
                  r"End of (?:the )?Project Gutenberg(?:'s)? .*)$", re.MULTILINE | re.IGNORECASE)
-# an italic or bold may run over a line end (verse, a wrapped line) but not over a blank line
-MARKUP = re.compile(r"(?<![\w_])_(?=[^\s_])((?:[^_\n]|\n(?![ \t]*\n))*?[^\s_])_(?![\w_])|"
-                    r"(?<![\w~])~(?=[^\s~])((?:[^~\n]|\n(?![ \t]*\n))*?[^\s~])~(?![\w~])")
+# A marked phrase may run over a line end (verse, a wrapped line) but not over a blank line
+# (`unmark` leaves such a match as it is), and is at most MARKED_CHARS long: each opening mark
+# is then followed at most that far, so the scan is linear even in a long line of marks that
+# never close ("_a _a _a"). One character class, not an alternation that excludes blank lines
+# inside the pattern: that form scanned a 600k-character line of "_ab_ " 6 times slower.
+MARKED_CHARS = 400
+MARKUP = re.compile(rf"(?<![\w_])_(?=[^\s_])([^_]{{0,{MARKED_CHARS}}}?[^\s_])_(?![\w_])|"
+                    rf"(?<![\w~])~(?=[^\s~])([^~]{{0,{MARKED_CHARS}}}?[^\s~])~(?![\w~])")
+BLANK_LINE = re.compile(r"\n[ \t]*\n")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
 KINDS = {"gutenberg": "Project Gutenberg header and footer",
          "markup": "_italic_ and ~bold~ marks", "control": "control characters",
@@ -98,6 +106,22 @@ def _line(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
+class _LineCounter:
+    """The line of each of a rising series of offsets, counting only the text between two
+    of them: counting from the start for every match made a cleaning quadratic (a pattern
+    matching each of 500,000 characters took 49 s)."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.offset, self.line = text, 0, 1
+
+    def __call__(self, offset: int) -> int:
+        if offset < self.offset:
+            self.offset, self.line = 0, 1
+        self.line += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        return self.line
+
+
 def gutenberg_span(text: str) -> tuple[int, int]:
     """(start, end) of the book inside its Gutenberg header and footer (the whole text when
     it has no markers)."""
@@ -151,23 +175,54 @@ def _line_chunks(text: str):
 
 
 def _unmark(text: str, name: str, base_line: int, report: CleaningReport) -> str:
+    line_of = _LineCounter(text)
+
     def unmark(match: re.Match) -> str:
         inner = match.group(1) if match.group(1) is not None else match.group(2)
-        report.add(Removal("markup", name, base_line + _line(text, match.start()),
+        if BLANK_LINE.search(inner):  # marks a paragraph apart are not one phrase
+            return match.group(0)
+        report.add(Removal("markup", name, base_line + line_of(match.start()),
                            _shown(match.group(0)), 2))
         return inner
     return MARKUP.sub(unmark, text)
 
 
-def _exclude_pattern(pattern: str) -> re.Pattern:
-    return re.compile(pattern, re.MULTILINE)
+def _exclude_pattern(pattern: str):
+    """The user's exclude pattern, compiled by the `regex` module (Python's syntax), which
+    can stop a match after a time limit; `UserFacingError` when it is not a valid pattern."""
+    import regex
+
+    try:
+        return regex.compile(pattern, regex.MULTILINE)
+    except (regex.error, TypeError) as exc:
+        raise UserFacingError(f"The exclude pattern {pattern!r} is not a valid regular "
+                              f"expression: {exc}. Fix it in the cleaning settings.") from None
 
 
-def _remove(text: str, pattern: re.Pattern, kind: str, name: str, base_line: int,
+def _exclude_spans(pattern, text: str) -> list[tuple[int, int]]:
+    """Every match of the exclude pattern, within a time limit (as the word pattern's): a
+    pattern that backtracks catastrophically, such as ^(a|aa)+$ on a line of a's, would
+    otherwise hold the loading (or the window) for hours, deaf to Stop. The limit covers the
+    whole iteration, so only the spans are taken here; the report is made afterwards."""
+    # the limit counts the Python loop over the matches too: ten times the word pattern's
+    limit = PATTERN_SECONDS + 10 * PATTERN_SECONDS_PER_CHAR * len(text)
+    try:  # concurrent: the match releases the interpreter, so the window keeps drawing
+        return [m.span() for m in pattern.finditer(text, timeout=limit, concurrent=True)]
+    except TimeoutError:
+        raise UserFacingError(
+            f"The exclude pattern {pattern.pattern!r} took over {limit:.0f} s of processor "
+            f"time on {len(text):,} characters: it backtracks catastrophically (nested or "
+            r"overlapping repetition such as (a|aa)+ or (\w+\s?)*). Simplify it, or clear "
+            "the exclude pattern.") from None
+
+
+def _remove(text: str, pattern, kind: str, name: str, base_line: int,
             report: CleaningReport, whole_lines: bool = False) -> str:
     pieces, last = [], 0
-    for match in pattern.finditer(text):
-        start, end = match.span()
+    line_of = _LineCounter(text)
+    spans = _exclude_spans(pattern, text) if kind == "exclude" else (
+        m.span() for m in pattern.finditer(text))
+    for start, end in spans:
         if end == start:
             continue  # an empty match removes nothing
         if whole_lines and (start == 0 or text[start - 1] == "\n") and end < len(text) \
@@ -176,7 +231,7 @@ def _remove(text: str, pattern: re.Pattern, kind: str, name: str, base_line: int
         if start < last:
             continue
         pieces.append(text[last:start])
-        report.add(Removal(kind, name, base_line + _line(text, start), _shown(text[start:end]),
+        report.add(Removal(kind, name, base_line + line_of(start), _shown(text[start:end]),
                            end - start))
         last = end
     pieces.append(text[last:])

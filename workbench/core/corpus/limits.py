@@ -15,8 +15,11 @@ FIFO without a writer does not hang the open itself).
 from __future__ import annotations
 
 import os
-import stat
-from pathlib import Path
+
+# the one bounded reader (files/bounded.py); these names stay importable from here
+from workbench.core.files.bounded import NotRegularFileError, file_kind, open_regular
+
+__all__ = ["NotRegularFileError", "file_kind", "open_regular"]
 
 LIMIT_ENV = "WORKBENCH_MAX_CORPUS_MB"
 MEMORY_SHARE = 16  # the default limit is total memory / MEMORY_SHARE
@@ -51,45 +54,3 @@ def limit_advice(limit_mb: int) -> str:
     return (f"The corpus limit is {limit_mb:,} MB of text (after decompression). Raise "
             "'Largest corpus' in the Corpus panel (or set WORKBENCH_MAX_CORPUS_MB) if this "
             "computer has the memory, or load a part of the text.")
-
-
-def open_regular(path: Path):
-    """Open `path` for reading in binary, refusing anything but a regular file; raises
-    `NotRegularFileError` (a FIFO, device or socket) or OSError."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    handle = os.open(path, flags)
-    try:
-        mode = os.fstat(handle).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegularFileError(_kind(mode))
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(handle, True)
-        return os.fdopen(handle, "rb")
-    except BaseException:
-        os.close(handle)
-        raise
-
-
-class NotRegularFileError(OSError):
-    """A path that is not a regular file; `kind` says what it is."""
-
-    def __init__(self, kind: str) -> None:
-        super().__init__(kind)
-        self.kind = kind
-
-
-def file_kind(path: Path) -> str:
-    """What a path that is not a regular file is, in words ("a named pipe (FIFO)", ...)."""
-    return _kind(os.stat(path).st_mode)
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    return "not a regular file"

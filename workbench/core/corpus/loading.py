@@ -82,6 +82,9 @@ def _open_stream(path: Path):
     try:
         raw = limits.open_regular(path)
     except limits.NotRegularFileError as exc:
+        if exc.kind == "a folder":
+            raise UnusableFileError(path, "is a folder", "Open it with 'Open corpus folder'."
+                                    ) from None
         raise UnusableFileError(path, f"is {exc.kind}, not a regular file",
                                 "Choose a text file saved on disk.") from None
     except PermissionError:

@@ -11,25 +11,32 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workbench.core.files import bounded
 from workbench.core.jobs import UserFacingError
 
-MAX_BYTES = 512 * 1024 * 1024  # beyond this a file of pairs is almost surely the wrong file
+MAX_BYTES = bounded.LIMITS["task data"]  # beyond this a file of pairs is surely the wrong file
 
 
 def read_pairs(path: str | Path, source_column: int = 1, target_column: int = 2,
                skip_header: bool = False) -> list[tuple[str, str]]:
     path = Path(path).expanduser()
-    if not path.is_file():
+    if not path.exists():
         raise UserFacingError(f"The file of pairs {path} does not exist. Choose a tab-separated "
                               "file with one source<TAB>target pair per line.")
     if source_column == target_column:
         raise UserFacingError(f"Source and target are both column {source_column}. Choose two "
                               "different columns.")
-    size = path.stat().st_size
-    if size > MAX_BYTES:
-        raise UserFacingError(f"{path.name} is {size / 2**20:.0f} MB; a file of pairs larger "
-                              f"than {MAX_BYTES // 2**20} MB is not read. Use a smaller file.")
-    data = path.read_bytes()
+    try:  # a regular file only (a folder, FIFO or device is named), no larger than MAX_BYTES
+        data = bounded.read_bytes(path, "task data", limit=MAX_BYTES)
+    except bounded.FileTooLargeError as exc:
+        size = f"{exc.size / 2**20:.0f} MB" if exc.size is not None else "too large"
+        raise UserFacingError(f"{path.name} is {size}; a file of pairs larger than "
+                              f"{MAX_BYTES // 2**20} MB is not read. Use a smaller file."
+                              ) from None
+    except OSError as exc:
+        raise UserFacingError(f"The file of pairs cannot be read: {exc.strerror or exc}. "
+                              "Choose a tab-separated file with one source<TAB>target pair "
+                              "per line.") from None
     pairs: list[tuple[str, str]] = []
     needed = max(source_column, target_column)
     for number, raw in enumerate(data.split(b"\n"), start=1):

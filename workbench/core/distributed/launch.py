@@ -9,13 +9,13 @@ to the agent, which passes SIGINT on to every rank; each stops after the current
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
 from pathlib import Path
 
 from workbench.core.cpu_threads import split_threads
+from workbench.core.files import bounded
 
 EXIT_FAILED, EXIT_STOPPED = 1, 130
 
@@ -73,7 +73,7 @@ def resume_hint(run_dir: Path, nproc: int) -> str:
 
 def latest_step(run_dir: Path) -> int | None:
     try:
-        meta = json.loads((Path(run_dir) / "checkpoints" / "latest.json").read_text("utf-8"))
+        meta = bounded.read_json(Path(run_dir) / "checkpoints" / "latest.json", "manifest")
         return int(meta["step"])
     except (OSError, ValueError, KeyError, TypeError):
         return None

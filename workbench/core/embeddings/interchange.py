@@ -18,12 +18,15 @@ load vectors from a pickle.
 
 from __future__ import annotations
 
+import io
+import os
 import re
 from pathlib import Path
 
 import numpy as np
 
 from workbench.core.embeddings.vectors import WordVectors
+from workbench.core.files import bounded
 from workbench.core.jobs import UserFacingError
 
 FORMATS = ("word2vec-text", "glove", "fasttext-vec", "word2vec-binary", "gensim")
@@ -41,8 +44,12 @@ def _fail(path: Path, where: str, what: str) -> UserFacingError:
 def load_vectors(path: str | Path, fmt: str, trust_code: bool = False) -> WordVectors:
     """Read word vectors; `trust_code` only after the user said the file may run code."""
     path = Path(path)
-    if not path.is_file():
-        raise UserFacingError(f"{path} does not exist or is not a file.")
+    if not path.exists():
+        raise UserFacingError(f"{path} does not exist. Choose the vectors file again.")
+    try:
+        bounded.check_regular(path)
+    except OSError as exc:
+        raise UserFacingError(f"{exc}. Choose a vectors file.") from None
     if fmt in ("word2vec-text", "fasttext-vec"):
         vectors = _load_text(path, header=True)
     elif fmt == "glove":
@@ -77,16 +84,20 @@ def _without_repeats(path: Path, vectors: WordVectors) -> WordVectors:
 
 def _load_text(path: Path, header: bool) -> WordVectors:
     words, rows, expected, size = [], [], None, None
-    with path.open(encoding="utf-8", errors="strict") as handle:
+    raw = _open_bounded(path)
+    with io.TextIOWrapper(raw, encoding="utf-8", errors="strict") as handle:
         try:
             for number, line in enumerate(handle, start=1):
                 parts = _FIELD_SEPARATOR.split(line.strip(" \t\r\n"))
                 if header and number == 1:
-                    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+                    if len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts):
                         raise _fail(path, "line 1", "the header should be 'count dimensions' "
                                     f"(got '{line.strip()[:60]}'); for GloVe files without a "
                                     "header choose the GloVe format")
                     expected, size = int(parts[0]), int(parts[1])
+                    if expected == 0 or size == 0:
+                        raise _fail(path, "line 1", f"the header promises {expected} words of "
+                                    f"{size} dimensions: a file of vectors needs both above 0")
                     continue
                 if not line.strip():
                     continue
@@ -126,14 +137,39 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _load_binary(path: Path) -> WordVectors:
-    data = path.read_bytes()
-    end = data.find(b"\n")
+def _open_bounded(path: Path):
+    """The file opened for reading, if it is a regular file that fits in memory."""
     try:
-        count, size = (int(x) for x in data[:end].split())
-    except ValueError:
-        raise _fail(path, "header", "a binary word2vec file starts with 'count dimensions'"
-                    ) from None
+        raw = bounded.open_regular(path)
+        size, limit = os.fstat(raw.fileno()).st_size, bounded.limit_of("vectors")
+        if size > limit:
+            raw.close()
+            raise bounded.FileTooLargeError(path, size, limit, "vectors file")
+    except OSError as exc:
+        raise UserFacingError(f"{path.name} cannot be read: {exc.strerror or exc}. Nothing "
+                              "was loaded.") from None
+    return raw
+
+
+def _load_binary(path: Path) -> WordVectors:
+    try:
+        data = bounded.read_bytes(path, "vectors")
+    except OSError as exc:
+        raise UserFacingError(f"{path.name} cannot be read: {exc.strerror or exc}. Nothing "
+                              "was loaded.") from None
+    end = data.find(b"\n")
+    header = data[:end].split() if end >= 0 else []
+    if len(header) != 2 or not all(x.isdigit() for x in header):  # bytes: ASCII digits only
+        raise _fail(path, "header", "a binary word2vec file starts with 'count dimensions' "
+                    "(two whole numbers) on its first line")
+    count, size = (int(x) for x in header)
+    # Each entry is at least a one-byte word, a space and 4 bytes per dimension: a header
+    # promising more than the file can hold is refused before the matrix is allocated.
+    room = len(data) - (end + 1)
+    if count == 0 or size == 0 or count * (2 + 4 * size) > room:
+        raise _fail(path, "header", f"it promises {count:,} words of {size:,} dimensions, "
+                    f"which {room:,} bytes of vectors cannot hold (a damaged or truncated "
+                    "file, or not a binary word2vec file)")
     words, matrix, offset = [], np.empty((count, size), dtype=np.float32), end + 1
     width = 4 * size
     for entry in range(count):

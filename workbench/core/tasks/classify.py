@@ -17,6 +17,7 @@ import torch.nn.functional as F
 from workbench.core.config.encoder_tasks import ClassifyTaskConfig
 from workbench.core.config.task_models import ClassifierModelConfig
 from workbench.core.data.builtin import restaurant_reviews
+from workbench.core.data.label_limits import check_class_count
 from workbench.core.data.labelled import LabelledData, read_labelled
 from workbench.core.data.splits import split_indices, unseen_labels, unseen_report
 from workbench.core.events import JobFinished, Notice, Progress
@@ -77,6 +78,8 @@ class ClassifyTask(EncoderTask):
             names = list(vocabulary.get("labels", []))
             encoder = vocabulary.get("pretrained_encoder")
         else:
+            check_class_count([label for _, label in pairs + test], "label",
+                              str(config.label_column))
             names = sorted({label for _, label in train + val + test})
             if config.pretrained.strip():
                 yield Progress(0, None, "Reading the pretrained encoder")

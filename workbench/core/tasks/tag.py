@@ -18,6 +18,7 @@ import torch.nn.functional as F
 from workbench.core.config.encoder_tasks import TagTaskConfig
 from workbench.core.config.task_models import TaggerModelConfig
 from workbench.core.data.conllu import TaggedData, TaggedSentence, read_conllu
+from workbench.core.data.label_limits import check_class_count
 from workbench.core.data.splits import split_indices, unseen_labels, unseen_report
 from workbench.core.events import JobFinished, Notice, Progress
 from workbench.core.jobs import JobSpec, UserFacingError
@@ -85,7 +86,9 @@ class TagTask(EncoderTask):
             names = list(vocabulary.get("tags", []))
             encoder = vocabulary.get("pretrained_encoder")
         else:
-            names = sorted({t for s in train + val + test for t in s.tags})
+            tags = [t for s in train + val + test for t in s.tags]
+            check_class_count(tags, "tag", text_like=False)
+            names = sorted(set(tags))
             if config.pretrained.strip():
                 pretrained = load_pretrained(config.pretrained)
                 words = TextVocabulary.from_dict(pretrained.vocabulary)

@@ -123,10 +123,11 @@ def resolve_run(reference: str) -> Path:
 def _recipe_name(run: Path) -> str:
     """The name of the recipe a run trained: its recipe.toml's (the folder's name adds the
     architecture and corpus, 'mlm-shakespeare-transformer_encoder'), else the folder's label."""
-    import tomllib
 
     try:
-        return str(tomllib.loads((run / "recipe.toml").read_text(encoding="utf-8"))["name"])
+        from workbench.core.files import bounded
+
+        return str(bounded.parse_toml(bounded.read_text(run / "recipe.toml", "recipe"))["name"])
     except (OSError, UnicodeDecodeError, ValueError, KeyError):
         match = _RUN_NAME.match(run.name)
         return match.group(1) if match else ""

@@ -26,6 +26,8 @@ import re
 import tempfile
 from pathlib import Path
 
+from workbench.core.files import bounded
+
 KEEP_OLDER = 2  # previous 'latest' manifests kept as fallbacks
 WRITE_PIECE = 1 << 20  # large files are written in pieces (a crash can cut one short)
 _WEIGHTS_NAME = re.compile(r"[A-Za-z0-9_.-]+\.safetensors")
@@ -82,7 +84,7 @@ def weights_path(manifest: Path, meta: dict) -> Path:
 
 def _read_manifest(path: Path) -> dict | None:
     try:
-        meta = json.loads(path.read_bytes())
+        meta = bounded.read_json(path, "manifest")
     except (OSError, ValueError):
         return None
     return meta if isinstance(meta, dict) else None

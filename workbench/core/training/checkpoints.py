@@ -16,7 +16,6 @@ loaded model. `load_resumable` falls back to `best`, then to older checkpoints, 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load, save
 
+from workbench.core.files import bounded
 from workbench.core.jobs import UserFacingError
 from workbench.core.training import checkpoint_files
 from workbench.core.training.checkpoint_files import atomic_write
@@ -105,16 +105,22 @@ def save_checkpoint(folder: Path, kind: str, model, optimizer, meta: dict[str, A
     return checkpoint_files.commit(Path(folder), kind, data, full_meta)
 
 
-def load_checkpoint(path: str | Path) -> Checkpoint:
+def load_checkpoint(path: str | Path, check=None) -> Checkpoint:
     """Read a checkpoint given its `.json` manifest or weights file (or the run's checkpoint
-    folder, meaning 'latest'); raises `UserFacingError` saying what is wrong and what to do."""
+    folder, meaning 'latest'); raises `UserFacingError` saying what is wrong and what to do.
+
+    Files are read through files/bounded.py: regular files only, no larger than memory allows,
+    and `check` (JobControl.check, or the trainer's stop check) between pieces."""
     json_path = _manifest_of(Path(path))
-    if not json_path.is_file():
+    if not json_path.exists():
         raise UserFacingError(f"Checkpoint file {json_path} is missing. Choose a run whose "
                               "checkpoints folder has its .json and .safetensors files.")
     try:
-        meta = json.loads(json_path.read_bytes())
-    except (OSError, ValueError) as exc:
+        meta = bounded.read_json(json_path, "manifest", check)
+    except OSError as exc:
+        raise UserFacingError(f"Checkpoint metadata {json_path} cannot be read "
+                              f"({exc.strerror or exc}). Use another checkpoint.") from None
+    except ValueError as exc:
         raise UserFacingError(f"Checkpoint metadata {json_path} is damaged ({exc}). The file "
                               "was probably cut short; use another checkpoint.") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
@@ -125,7 +131,7 @@ def load_checkpoint(path: str | Path) -> Checkpoint:
         raise UserFacingError(f"Checkpoint metadata {json_path} is damaged: {exc}. Use "
                               "another checkpoint.") from None
     try:
-        data = weights_path.read_bytes()
+        data = bounded.read_bytes(weights_path, "weights", check)
     except FileNotFoundError:
         raise UserFacingError(f"Checkpoint file {weights_path} is missing. Choose a run whose "
                               "checkpoints folder has its .json and .safetensors files."
@@ -179,7 +185,7 @@ def _manifest_of(path: Path) -> Path:
     for manifest in [path.parent / "latest.json", path.parent / "best.json",
                      *checkpoint_files.older_manifests(path.parent)]:
         try:
-            meta = json.loads(manifest.read_bytes())
+            meta = bounded.read_json(manifest, "manifest")
             if checkpoint_files.weights_path(manifest, meta).name == path.name:
                 return manifest
         except (OSError, ValueError, TypeError, AttributeError):

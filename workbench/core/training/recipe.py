@@ -43,6 +43,7 @@ from workbench.core.config.tasks import (
 )
 from workbench.core.config.tokenizer import TokenizerConfig
 from workbench.core.config.training import TrainingConfig
+from workbench.core.files import bounded
 from workbench.core.jobs import UserFacingError
 from workbench.core.resources import resource_path, resources_root
 
@@ -119,7 +120,7 @@ def parse_recipe(text: str, source: str = "recipe", base: Path | None = None) ->
     """A recipe from TOML, every table checked against its config's schema (schema.py):
     types, ranges, choices and unknown keys, each named with what it must be."""
     try:
-        data = tomllib.loads(text)
+        data = bounded.parse_toml(text)  # a byte-order mark dropped, deep nesting refused
     except tomllib.TOMLDecodeError as exc:
         raise UserFacingError(f"{source} is not valid TOML: {exc}. Fix the file.") from None
     schema.known_keys(data, RECIPE_KEYS, source)
@@ -206,7 +207,7 @@ def _task_paths_from(task, base: Path | None):
 def load_recipe(path: str | Path) -> Recipe:
     path = Path(path).expanduser()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = bounded.read_text(path, "recipe")
     except (OSError, UnicodeDecodeError) as exc:
         raise UserFacingError(f"Cannot read the recipe {path}: {exc}.") from None
     return parse_recipe(text, source=str(path), base=path.parent)

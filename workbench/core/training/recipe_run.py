@@ -14,6 +14,7 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 
 from workbench.core.events import Event, Notice, RunStarted
+from workbench.core.files import bounded
 from workbench.core.jobs import JobControl, UserFacingError
 from workbench.core.training import data_fingerprint
 from workbench.core.training.recipe import Recipe, load_recipe, recipe_to_toml, run_name
@@ -124,7 +125,7 @@ def split_it_was_trained_on(recipe_path: Path, tokenizer):
     `split_stripes`, or one stripe (the contiguous cut) when it predates stripes too. Resuming
     it on today's default would train on text it validated on, so it keeps its own split."""
     try:
-        table = tomllib.loads(recipe_path.read_text(encoding="utf-8")).get("tokenizer", {})
+        table = bounded.parse_toml(bounded.read_text(recipe_path, "recipe")).get("tokenizer", {})
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return tokenizer  # load_recipe read it a moment ago; nothing to correct
     if "split" in table:

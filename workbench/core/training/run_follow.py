@@ -16,15 +16,14 @@ Torch-free: the app passes the loader that builds a snapshot.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.core.events import CheckpointLoaded, Event, Notice, RunGrew
+from workbench.core.files import bounded
 from workbench.core.jobs import JobControl, UserFacingError
 from workbench.core.training.checkpoint_files import weights_path
 from workbench.core.training.run_tail import RunTail
@@ -63,7 +62,7 @@ class CheckpointWatch:
                 continue
             seen.stamp = stamp
             try:
-                meta = json.loads((self.folder / f"{kind}.json").read_text(encoding="utf-8"))
+                meta = bounded.read_json(self.folder / f"{kind}.json", "manifest")
                 key = (int(meta["step"]), str(meta["weights_sha256"]))
             except (OSError, ValueError, KeyError, TypeError):
                 continue  # mid-sync or damaged: tried again when it changes
@@ -111,7 +110,7 @@ def _named_weights(folder: Path, kind: str) -> Path | None:
     """The weights file `<kind>.json` names (checkpoint_files.py), None when unreadable."""
     manifest = folder / f"{kind}.json"
     try:
-        return weights_path(manifest, json.loads(manifest.read_bytes()))
+        return weights_path(manifest, bounded.read_json(manifest, "manifest"))
     except (OSError, ValueError, TypeError, AttributeError):
         return None
 
@@ -137,7 +136,7 @@ def follow_name(run_dir: Path) -> str:
     if label != run_dir.name:
         return label
     try:
-        name = tomllib.loads((run_dir / "recipe.toml").read_text(encoding="utf-8"))["name"]
+        name = bounded.parse_toml(bounded.read_text(run_dir / "recipe.toml", "recipe"))["name"]
     except (OSError, ValueError, KeyError):
         return label
     return f"{name} ({run_dir.name})" if str(name) != run_dir.name else label
@@ -146,7 +145,7 @@ def follow_name(run_dir: Path) -> str:
 def token_unit(run_dir: Path) -> str:
     """What the run's tokenizer counts, for the bits-per-character/token plot's title."""
     try:
-        recipe = tomllib.loads((run_dir / "recipe.toml").read_text(encoding="utf-8"))
+        recipe = bounded.parse_toml(bounded.read_text(run_dir / "recipe.toml", "recipe"))
     except (OSError, ValueError):
         return ""
     kind = (recipe.get("tokenizer") or {}).get("kind", "")

@@ -36,6 +36,7 @@ from workbench.core.events import (
     StepLogged,
     TestLogged,
 )
+from workbench.core.files import bounded
 from workbench.core.jobs import UserFacingError
 
 RUNS_ENV = "WORKBENCH_RUNS_DIR"
@@ -141,7 +142,7 @@ def truncate_after(run_dir: Path, step: int) -> None:
             continue
         handle, temp = tempfile.mkstemp(dir=run_dir, prefix=f".{name}.", suffix=".tmp")
         try:
-            with open(path, "rb") as source, os.fdopen(handle, "wb") as out:
+            with bounded.open_regular(path) as source, os.fdopen(handle, "wb") as out:
                 for line in source:
                     if line.strip() and _line_step(line) <= step:
                         out.write(line if line.endswith(b"\n") else line + b"\n")
@@ -238,8 +239,9 @@ def parse_sample_line(line: str | bytes) -> SampleGenerated:
         raise ValueError(f"damaged sample line: {exc}") from None
 
 
-def read_run(path: str | Path) -> RunRecord:
-    """Read a run folder; damaged lines (a run killed mid-write) are counted and skipped."""
+def read_run(path: str | Path, check=None) -> RunRecord:
+    """Read a run folder; damaged lines (a run killed mid-write) are counted and skipped.
+    `check` (JobControl.check) is called between pieces, so a long read can be stopped."""
     path = Path(path)
     if not (path / "metrics.jsonl").is_file():
         raise UserFacingError(f"{path} is not a run folder (it has no metrics.jsonl). Choose "
@@ -250,6 +252,8 @@ def read_run(path: str | Path) -> RunRecord:
 
     tail = RunTail(path)  # line by line as bytes: a stray non-UTF-8 byte costs one line
     while True:
+        if check is not None:
+            check()
         chunk = tail.read()
         record.events.extend(chunk.events)
         record.samples.extend(chunk.samples)
@@ -265,7 +269,7 @@ def read_run(path: str | Path) -> RunRecord:
                 record.skipped_lines += 1
     recipe = path / "recipe.toml"
     try:
-        record.recipe_text = recipe.read_text(encoding="utf-8") if recipe.is_file() else ""
+        record.recipe_text = bounded.read_text(recipe, "recipe") if recipe.exists() else ""
     except (OSError, UnicodeDecodeError):
         record.recipe_text = ""  # the curves still open; resuming names the recipe's problem
     record.task = recipe_task_name(record.recipe_text)
@@ -276,7 +280,7 @@ def read_run(path: str | Path) -> RunRecord:
 def run_task(run_dir: Path) -> str:
     """The task of a run folder, from its recipe (a language model when it has none yet)."""
     try:
-        return recipe_task_name((Path(run_dir) / "recipe.toml").read_text(encoding="utf-8"))
+        return recipe_task_name(bounded.read_text(Path(run_dir) / "recipe.toml", "recipe"))
     except (OSError, UnicodeDecodeError):
         return DEFAULT_TASK
 
@@ -285,7 +289,7 @@ def recipe_task_name(recipe_text: str) -> str:
     """The task a recipe names in its [task] table; a recipe without one (every recipe made
     before tasks existed) trains a language model."""
     try:
-        table = tomllib.loads(recipe_text).get("task", {})
+        table = bounded.parse_toml(recipe_text).get("task", {})
     except tomllib.TOMLDecodeError:
         return DEFAULT_TASK
     return str(table.get("name", DEFAULT_TASK)) if isinstance(table, dict) else DEFAULT_TASK
@@ -298,7 +302,7 @@ def read_settings(path: Path) -> dict[str, Any]:
     """The display settings in run.json; a value of the wrong type (a number for a name) is
     left out rather than passed on to the window."""
     try:
-        data = json.loads((path / "run.json").read_bytes())
+        data = bounded.read_json(path / "run.json", "settings")
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
