@@ -79,6 +79,10 @@ def list_panels() -> int:
 
 
 def run_gui(args: argparse.Namespace) -> int:
+    from workbench.app.x11_libraries import check_before_window
+
+    if not check_before_window():  # a fresh Linux without Qt's X11 libraries: say what to install
+        return 1
     from PySide6.QtWidgets import QApplication
 
     from workbench.app.first_paint import after_first_paint, report_ready
