@@ -15,6 +15,7 @@ SCREENSHOT_TIMEOUT_S = 120
 SCREENSHOT_QUIET_S = 1.5  # longer than a panel's own delay before it queries (architecture: 0.5 s)
 HEADLESS_COMMANDS = {"train": "workbench.app.train_cli", "generate": "workbench.app.generate_cli",
                      "vectors": "workbench.app.vectors_cli"}
+HEADLESS_COMMANDS["export"] = "workbench.app.export_cli"  # a run's curves as CSV
 
 
 def build_parser() -> argparse.ArgumentParser:
