@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup lint installers clean
+.PHONY: run test setup lint installers platforms clean
 
 run: $(STAMP)
 	$(BIN)/workbench
@@ -25,6 +25,11 @@ $(STAMP): pyproject.toml setup.py constraints.txt
 lint: $(STAMP)
 	$(BIN)/ruff check workbench tests benchmarks packaging
 	$(BIN)/lint-imports
+
+# Which platforms the wheel's dependencies install on (uv; reports, and does not fail, offline)
+platforms: $(STAMP)
+	$(BIN)/python -m pip install -q uv || echo "uv could not be installed: the script says so"
+	$(BIN)/python packaging/resolve_platforms.py
 
 installers:
 	bash packaging/build_linux.sh

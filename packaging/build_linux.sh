@@ -38,6 +38,9 @@ cp -a "$app" "$root/opt/sequence-workbench"
 ln -s /opt/sequence-workbench/SequenceWorkbench "$root/usr/bin/SequenceWorkbench"
 cp packaging/linux/sequence-workbench.desktop "$root/usr/share/applications/"
 installed_kb=$(du -sk "$root" | cut -f1)
+# The system libraries Qt's X11 platform needs and the bundle does not hold (a fresh Debian and a
+# stock Ubuntu lack some): the list the app itself names when one is missing.
+depends=$(.venv/bin/python -c "from workbench.app.x11_libraries import ALL_DEBIAN; print(', '.join(ALL_DEBIAN))")
 cat > "$root/DEBIAN/control" <<CONTROL
 Package: sequence-workbench
 Version: ${version}
@@ -46,6 +49,7 @@ Maintainer: Sequence Workbench team
 Section: education
 Priority: optional
 Installed-Size: ${installed_kb}
+Depends: ${depends}
 Description: Train, inspect and write with sequence models of text (offline)
  RNN, LSTM, GRU and transformer language models and word embeddings, with live
  inspectors. Ships the Shakespeare corpus (Open Shakespeare / Open Knowledge Foundation).

@@ -17,7 +17,8 @@ SCREENSHOT_QUIET_S = 1.5  # longer than a panel's own delay before it queries (a
 HEADLESS_COMMANDS = {"train": "workbench.app.train_cli", "generate": "workbench.app.generate_cli",
                      "vectors": "workbench.app.vectors_cli",
                      "evaluate": "workbench.app.evaluate_cli",
-                     "predict": "workbench.app.predict_cli"}
+                     "predict": "workbench.app.predict_cli",
+                     "export": "workbench.app.export_cli"}  # export: a run's curves as CSV
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,6 +84,10 @@ def list_panels() -> int:
 
 
 def run_gui(args: argparse.Namespace) -> int:
+    from workbench.app.x11_libraries import check_before_window
+
+    if not check_before_window():  # a fresh Linux without Qt's X11 libraries: say what to install
+        return 1
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
 

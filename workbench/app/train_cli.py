@@ -5,9 +5,10 @@ Runs the same trainer as the window into the same kind of run folder (the GUI op
 "Open run directory"), printing one updating progress line on stderr and the run folder on
 stdout. Ctrl-C, SIGTERM and SIGHUP stop after the current step and keep a checkpoint;
 `--resume RUN_DIR` continues a run. Exit status: 0 done, 1 failed, 2 bad arguments, 130 interrupted.
+`--tensorboard` also writes TensorBoard's event files (core/training/tensorboard_log.py).
 
-Torch threads: `--threads N`, else the recipe's `threads`, whose 0 (auto) means every core here:
-unlike the window, a headless run has no GUI thread to keep a core free for.
+Torch threads: `--threads N`, else the recipe's `threads`, whose 0 (auto) means every core but
+one, as in the window: a shared 2-core machine is not oversubscribed (core/cpu_threads.py).
 
 Several processes: `--nproc N` starts torchrun here with N ranks (each a `workbench train`
 with the same arguments, the run folder made first so all write to one). Under torchrun (this
@@ -51,7 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="override the recipe's device")
     parser.add_argument("--max-steps", type=int, metavar="N", help="override the step count")
     parser.add_argument("--threads", type=int, metavar="N",
-                        help="torch CPU threads (default: the recipe's; 0 = all cores)")
+                        help="torch CPU threads (default: the recipe's; 0 = all cores but one)")
+    parser.add_argument("--tensorboard", action="store_true",
+                        help="also write the curves as TensorBoard event files in the run "
+                        "folder's tensorboard/ (the optional extra sequence-workbench"
+                        "[tensorboard])")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest "
                         "checkpoint instead of starting a recipe")
     parser.add_argument("--allow-changed-data", action="store_true",
@@ -111,10 +116,14 @@ def main(argv: list[str] | None = None) -> int:
         print("--max-steps must be at least 1.", file=sys.stderr)
         return 2
     if args.threads is not None and args.threads < 0:
-        print("--threads must be 0 (all cores) or more.", file=sys.stderr)
+        print("--threads must be 0 (all cores but one) or more.", file=sys.stderr)
         return 2
     if args.nproc is not None and args.nproc < 1:
         print("--nproc must be at least 1.", file=sys.stderr)
+        return 2
+    if args.tensorboard and args.resume:
+        print("--tensorboard applies to a new run; a resumed run keeps its recipe's setting "
+              "([training] tensorboard in RUN_DIR/recipe.toml).", file=sys.stderr)
         return 2
     try:
         from workbench.core.distributed.env import torchrun_env
@@ -217,6 +226,8 @@ def _job(args, rank=None) -> tuple[JobSpec, int]:
         changes["warmup_steps"] = min(recipe.training.warmup_steps, args.max_steps - 1)
     if args.threads is not None:
         changes["threads"] = args.threads
+    if args.tensorboard:
+        changes["tensorboard"] = True
     recipe.training = dataclasses.replace(recipe.training, **changes)
     problems = recipe.training.problems()
     if problems:

@@ -6,8 +6,11 @@ char-LSTM at a steady 47-49k tokens/s (0.97 of a plain loop) with GUI gaps p99 6
 with 2 threads while other processes used the CPU, OpenMP's spinning threads waited on each
 other: a plain LSTM loop swung between 14k and 87k tokens/s and a transformer step took 0.7-1.8 s
 instead of 48 ms. The spare core keeps the GUI thread and the rest of the machine alive; on a
-many-core machine it costs little. Headless (the `workbench train` CLI) there is no GUI thread to
-keep alive, so "auto" takes every core; a user sharing the machine passes --threads.
+many-core machine it costs little. Headless (the `workbench train` CLI) "auto" leaves a core free
+too (issue 35): there is no GUI thread, but a classroom or lab machine is shared, and two torch
+threads on a 2-core machine that anything else also uses spin against it (0.47x of one thread,
+benchmarks/README.md "Two torch threads"; on 26 Nov at load 29-35 a 10-step LSTM run did not
+finish in 300 s with either count). A machine that is the run's own passes --threads N.
 
 The same holds for the window's other torch work (the architecture summary, inspector probes,
 generation): a model summary on both cores while a corpus tokenized froze the window for
@@ -23,11 +26,11 @@ RESERVED_CORES = 1
 
 
 def choose_threads(requested: int, gui: bool = True) -> int:
-    """torch threads for a run: `requested` if set, else all cores, less one when a window
-    shares the process (`gui`)."""
+    """torch threads for a run: `requested` if set, else all cores but one (at least one),
+    with a window (`gui`) or without: the headless CLI shares the machine too."""
     if requested > 0:
         return requested
-    return max(1, (os.cpu_count() or 1) - (RESERVED_CORES if gui else 0))
+    return max(1, (os.cpu_count() or 1) - RESERVED_CORES)
 
 
 def split_threads(cores: int | None, processes: int) -> int:

@@ -6,6 +6,7 @@ The Training panel generates its form from these fields and recipes store them a
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 
 from workbench.core.config.fields import from_dict, param, range_problems, to_dict
@@ -73,8 +74,9 @@ class TrainingConfig:
                         choices=DEVICES)
     bf16: bool = param(False, "bf16 autocast", "CUDA only: run matrix products in bfloat16.",
                        advanced=True)
-    threads: int = param(0, "CPU threads", "torch threads for training (0 = all cores but one "
-                         "in the window, so it stays responsive; all cores in the headless CLI).",
+    threads: int = param(0, "CPU threads", "torch threads for training (0 = all cores but one, "
+                         "at least one: the window stays responsive, and so does a shared "
+                         "machine under the headless CLI).",
                          min=0, max=256, advanced=True)
     seed: int = param(1234, "Seed", "Seeds weights, batches, dropout and samples: the same "
                       "seed gives the same curve on the same machine.", min=0, max=2**31 - 1)
@@ -83,6 +85,10 @@ class TrainingConfig:
                                   min=1, max=1_000_000, advanced=True)
     log_every: int = param(10, "Log every", "Steps between logged points on the curves.",
                            min=1, max=100_000, advanced=True)
+    tensorboard: bool = param(False, "TensorBoard", "Also write the curves (loss, validation, "
+                              "perplexity, accuracy, learning rate, gradient norm) as TensorBoard "
+                              "event files in the run folder's tensorboard/ (needs the optional "
+                              "extra: pip install \"sequence-workbench[tensorboard]\").")
 
     def problems(self) -> list[str]:
         problems = range_problems(self)
@@ -91,6 +97,11 @@ class TrainingConfig:
                             f"steps ({self.max_steps}).")
         if self.bf16 and self.device in ("cpu", "mps"):
             problems.append("bf16 autocast needs a CUDA device; turn it off or choose cuda.")
+        if self.tensorboard and importlib.util.find_spec("tensorboard") is None:
+            # said before a run folder is made (finding it imports nothing)
+            problems.append("TensorBoard is on, but TensorBoard is not installed: pip install "
+                            "\"sequence-workbench[tensorboard]\" (or tensorboard), or turn "
+                            "it off.")
         return problems
 
 

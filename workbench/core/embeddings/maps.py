@@ -17,13 +17,19 @@ METHODS = ("pca", "tsne", "umap")
 UMAP_LEFT_OUT = ("UMAP is not part of this installer: its compiler (numba with llvmlite) would "
                  "add about 170 MB. PCA and t-SNE are here; a source install (make run) has UMAP.")
 
+TSNE_MISSING = ("t-SNE needs openTSNE, which has no package for this system (Linux on ARM "
+                "installs without it). PCA and UMAP are here.")
+
 
 def unavailable_methods() -> dict[str, str]:
     """Map methods whose library is not installed, each with the reason to show. The classroom
     installers leave UMAP out (packaging/workbench.spec); finding that out imports nothing."""
     import importlib.util
 
-    return {} if importlib.util.find_spec("umap") else {"umap": UMAP_LEFT_OUT}
+    missing = {} if importlib.util.find_spec("umap") else {"umap": UMAP_LEFT_OUT}
+    if importlib.util.find_spec("openTSNE") is None:
+        missing["tsne"] = TSNE_MISSING
+    return missing
 
 
 def pca_2d(vectors: np.ndarray) -> np.ndarray:

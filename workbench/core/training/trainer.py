@@ -70,6 +70,7 @@ from workbench.core.training.setup import (
     rng_state,
     set_rng_state,
 )
+from workbench.core.training.tensorboard_log import open_run_log
 
 # Progress only moves the status bar: a few updates a second are enough, and a tiny model
 # logging every few milliseconds must not flood the GUI thread with them.
@@ -156,7 +157,9 @@ class Trainer:
             elif request.recipe_toml:
                 ctx.from_writer(lambda: checkpoints.atomic_write(
                     self.run_dir / "recipe.toml", request.recipe_toml.encode("utf-8")))
-            self.log = runs.RunLog(self.run_dir) if ctx.is_writer else runs.SilentLog()
+            # metrics.jsonl, and TensorBoard's event files when the run asks for them
+            self.log = open_run_log(self.run_dir, config.tensorboard, self.step if request.resume
+                                    else None) if ctx.is_writer else runs.SilentLog()
         except BaseException:
             self._release_lock()
             raise
