@@ -14,7 +14,7 @@ from workbench.qt.window_layout import WindowLayout
 
 def restore(window, settings) -> None:
     """The window's size as WindowLayout restores it (a bare window has no perspectives)."""
-    window.docks = {}
+    window.docks, window.panels = {}, {}
     layout = WindowLayout(window, settings)
     layout.perspectives.switch = lambda name: True
     layout.restore()
