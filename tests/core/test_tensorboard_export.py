@@ -86,6 +86,7 @@ def test_export_csv_writes_every_logged_step_and_validation(tmp_path, capsys):
     capsys.readouterr()
     target = tmp_path / "curves.csv"
     assert workbench(["export", str(out), "--csv", "--out", str(target)]) == 0
+    assert capsys.readouterr().out.strip() == str(target)  # says where it wrote
     rows = list(csv.DictReader(target.open()))
     steps, evals = logged(out, "step"), logged(out, "eval")
     assert [int(r["step"]) for r in rows] == [5, 10, 15, 20]
