@@ -20,6 +20,12 @@ if "WORKBENCH_RUNS_DIR" not in os.environ:
     atexit.register(shutil.rmtree, os.environ["WORKBENCH_RUNS_DIR"], ignore_errors=True)
 
 
+def pytest_collection_finish(session):
+    """Freeze what the test modules' imports made (torch, Qt, gensim), as the window does."""
+    gc.collect()
+    gc.freeze()
+
+
 @pytest.fixture(autouse=True)
 def _no_leaked_threads(request):
     """Fail any test that leaves a Python or Qt worker thread running."""
@@ -41,6 +47,10 @@ def _no_leaked_threads(request):
     # each test's garbage here, on the main thread, so none of it is left for a collection
     # on the next test's worker threads.
     gc.collect()
+    # What survived is frozen, so the next test's collection walks only its own objects: a
+    # full walk of torch's ~165k import-time objects takes 3-6 s on a busy 2-core machine, and
+    # every test paid it (the suite took most of an hour collecting garbage).
+    gc.freeze()
     assert not still, f"test left Python threads running: {still}"
     assert not qt_running, f"test left job threads running: {qt_running}"
 
