@@ -75,7 +75,7 @@ def test_prompts_and_probes_start_with_bos_after_a_round_trip():
 
 
 def test_bad_boundaries_setting_is_named():
-    problems = TokenizerConfig(boundaries="paragraphs").problems()
+    problems = TokenizerConfig(boundaries="chapters").problems()
     assert any("Text boundaries" in p for p in problems)
 
 
@@ -109,3 +109,20 @@ def test_a_model_trained_with_boundaries_generates_eos_and_stops(runs_dir):
     # it stops by itself, long before the 80-token limit, at the end of one line of text
     assert result.stopped_by == "end token" and result.token_ids[-1] == EOS
     assert 0 < len(result.text) <= max(map(len, lines)) and "\n" not in result.text
+
+
+PLAY = "Romeo.\nBut soft, what light\nthrough yonder window breaks?\n\nJuliet.\nAy me!\n  \n"
+
+
+def test_a_paragraph_is_a_speech_with_its_line_breaks_and_survives_chunking():
+    assert units(PLAY, "paragraphs") == [
+        "Romeo.\nBut soft, what light\nthrough yonder window breaks?", "Juliet.\nAy me!"]
+    text = PLAY * 6
+    tok = CharTokenizer.train(text)
+    whole = BoundaryEncoder(tok, "paragraphs")
+    expected = np.concatenate([whole.feed(text), whole.finish()])
+    pieces = [ids for _, ids in encode_chunks(tok, text_chunks(text, size=25), "paragraphs")]
+    assert np.array_equal(np.concatenate(pieces), expected)
+    assert np.count_nonzero(expected == BOS) == 12 and np.count_nonzero(expected == EOS) == 12
+    first = expected[:np.flatnonzero(expected == EOS)[0] + 1]
+    assert tok.decode(first[1:-1]) == units(PLAY, "paragraphs")[0]

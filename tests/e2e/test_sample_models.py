@@ -26,7 +26,7 @@ def test_each_sample_model_loads_and_writes(name):
     assert snapshot.run_name == name and snapshot.step > 0
     model = model_from_snapshot(snapshot)
     tokenizer = tokenizer_from_dict(snapshot.tokenizer)
-    events = list(drive(generation_job(model, tokenizer, "ROMEO:\n",
+    events = list(drive(generation_job(model, tokenizer, "Romeo.\n",
                                        GenerationConfig(strategy="greedy", max_tokens=40)),
                         JobControl()))
     text = events[-1].result.text

@@ -364,6 +364,16 @@ class FakeTraining:
             yield JobFinished(result=snapshot(step=100))
         return JobSpec(f"Opening {kind} checkpoint", job)
 
+    def test_job(self, run_dir):
+        """The test figure of a recorded run's best checkpoint, as the real job's result."""
+        from workbench.core.events import TestLogged
+
+        def job(control):
+            if not (Path(run_dir) / "checkpoints" / "best.json").is_file():
+                raise UserFacingError(f"{Path(run_dir).name} has no best checkpoint to test.")
+            yield JobFinished(result=TestLogged(step=100, test_loss=1.5, checkpoint_step=100))
+        return JobSpec(f"Testing {Path(run_dir).name}", job)
+
     def follow_job(self, run_dir, wake=None, poll_s=None):
         def job(control):
             while not control.stop_requested:

@@ -202,3 +202,20 @@ def test_beam_search_shows_its_progress_then_the_hint_again(qtbot, panel):
     assert shown and "Beam search: 1 of" in shown[0]
     assert "&lt;the" in shown[0]  # generated text is not read as markup
     assert panel.info.text() == HINT  # no stale progress line once it is done
+
+
+def test_the_prompt_comes_from_the_corpus_until_the_user_types_one(panel):
+    from workbench.core.corpus.loading import Corpus
+    from workbench.core.corpus.statistics import corpus_statistics
+
+    def corpus(text):
+        return Corpus("play", "play", [("play", text)], stats=corpus_statistics([text]))
+
+    assert panel.prompt.toPlainText() == ""  # no corpus yet: start from <bos>
+    panel.controller.set_corpus(corpus("Kent.\nSir.\n\nKent.\nNo.\n\nKent.\nAy.\n"))
+    assert panel.prompt.toPlainText() == "Kent.\n"
+    panel.controller.set_corpus(corpus("Lear.\nGo.\n\nLear.\nNo.\n\nLear.\nAy.\n"))
+    assert panel.prompt.toPlainText() == "Lear.\n"  # a new corpus, a new suggestion
+    panel.prompt.setPlainText("My own words")
+    panel.controller.set_corpus(corpus("Kent.\nSir.\n\nKent.\nNo.\n\nKent.\nAy.\n"))
+    assert panel.prompt.toPlainText() == "My own words"  # the user's prompt is kept

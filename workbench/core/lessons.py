@@ -25,7 +25,7 @@ example = "lookup"                       # the Worked examples panel shows this 
 inputs = { x = "0 1 0" }                 # ... with these inputs typed in
 vectors = "models/shakespeare-word2vec.bin"   # load these word vectors
 generation = { strategy = "sample", temperature = 0.5 }   # the Generate panel's settings
-prompt = "ROMEO:"                        # the Generate panel's prompt
+prompt = "Romeo.\n"                      # the Generate panel's prompt
 highlight = "attention:head_box"         # point at a control: panel:objectName or attribute
 task = "language_model"                  # the Architecture panel's task (before the model)
 tab = "attention:heatmap"                # show the tab (or page) this control lies on

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from workbench.core.config.fields import from_dict, param, range_problems, to_dict
 
 TOKENIZER_KINDS = ("char", "word", "bpe")
-BOUNDARIES = ("none", "lines", "sentences")
+BOUNDARIES = ("none", "lines", "sentences", "paragraphs")
 SPLITS = ("documents", "stripes")
 
 # Words with inner apostrophes ("o'er", "don't") stay whole; punctuation marks are tokens of
@@ -50,7 +50,9 @@ class TokenizerConfig:
     boundaries: str = param("none", "Text boundaries",
                             "none: the corpus is one stream of tokens. lines: every non-empty "
                             "line becomes <bos> line <eos>. sentences: every sentence (ending "
-                            "in . ! or ?) becomes <bos> sentence <eos>. With boundaries the "
+                            "in . ! or ?) becomes <bos> sentence <eos>. paragraphs: text "
+                            "between blank lines (in a play, one speech) becomes <bos> "
+                            "paragraph <eos>. With boundaries the "
                             "model learns where text starts and ends, so generation from an "
                             "empty prompt starts at <bos> and stops when it samples <eos> "
                             "(Jurafsky & Martin, SLP3 ch. 9, sec. 9.4.3: autoregressive "

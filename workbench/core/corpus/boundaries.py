@@ -1,4 +1,4 @@
-"""Text boundaries: cut a corpus into lines or sentences, each encoded as <bos> unit <eos>.
+"""Text boundaries: cut a corpus into lines, sentences or paragraphs, each <bos> unit <eos>.
 
 A language model trained on one unbroken stream never sees <bos> or <eos>, so generation from
 an empty prompt starts at a token it never read and can never stop by sampling <eos>. With
@@ -10,6 +10,9 @@ boundaries the model learns both ends of a unit, as Jurafsky & Martin describe g
 - "sentences": text up to a sentence end (. ! or ?, with closing quotes or brackets), runs
   of whitespace inside a sentence kept as they are; a sentence may cross line breaks and the
   chunks the corpus is encoded in.
+- "paragraphs": text between blank lines, its own line breaks kept: in a play, one speech
+  with its speaker ("Romeo.\nBut soft, what light..."), so a model generates a whole speech
+  from <bos> and stops at its end (the sample models are trained so).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from workbench.core.corpus.tokenizers import BOS, EOS, BpeTokenizer, Tokenizer
 
 # a sentence ends after . ! or ? (and any closing quotes/brackets) followed by whitespace
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'’”)\]]*\s+")
+# a paragraph ends at a blank line (spaces or tabs on it allowed)
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 def units(text: str, mode: str) -> list[str]:
@@ -35,8 +40,11 @@ def units(text: str, mode: str) -> list[str]:
             pieces.append(text[start:match.start()] + match.group().rstrip())
             start = match.end()
         pieces.append(text[start:])
+    elif mode == "paragraphs":
+        pieces = _BLANK_LINE.split(text)
     else:
-        raise ValueError(f"Unknown boundaries {mode!r}; expected 'lines' or 'sentences'.")
+        raise ValueError(f"Unknown boundaries {mode!r}; expected 'lines', 'sentences' or "
+                         "'paragraphs'.")
     return [p.strip() for p in pieces if p.strip()]
 
 
@@ -74,7 +82,8 @@ class BoundaryEncoder:
         if self.mode == "lines":
             cut = text.rfind("\n") + 1
         else:
-            ends = list(_SENTENCE_END.finditer(text))
+            pattern = _BLANK_LINE if self.mode == "paragraphs" else _SENTENCE_END
+            ends = list(pattern.finditer(text))
             cut = ends[-1].end() if ends else 0
         self.carry = text[cut:]
         return _encode_units(self.tokenizer, units(text[:cut], self.mode))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from workbench.core.corpus.prompt import suggested_prompt
 from workbench.core.corpus.text_chunks import Pacer, text_chunks
 from workbench.core.events import Event, Progress
 from workbench.core.jobs import run_to_end
@@ -35,6 +36,7 @@ class CorpusStats:
     word_counts: np.ndarray = field(repr=False)  # (word_vocab,) int64, most frequent first
     top_words: list[tuple[str, int]] = field(repr=False)  # the TOP_WORDS most frequent
     char_inventory: list[tuple[str, int]] = field(repr=False)  # every character, by count
+    prompt: str = ""  # the Generate console's default prompt (corpus/prompt.py)
 
     @property
     def type_token_ratio(self) -> float:
@@ -95,6 +97,7 @@ def statistics_steps(documents: Sequence[str]) -> Generator[Event, None, CorpusS
         word_counts=np.array([c for _, c in ranked], dtype=np.int64),
         top_words=ranked[:TOP_WORDS],
         char_inventory=sorted(chars.items(), key=lambda cc: (-cc[1], cc[0])),
+        prompt=suggested_prompt(documents),
     )
 
 

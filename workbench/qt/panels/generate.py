@@ -77,7 +77,11 @@ class GeneratePanel(Panel):
         self.source = QLabel()
         open_button = QPushButton("Open checkpoint…")
         open_button.clicked.connect(self.ask_checkpoint)
-        self.prompt = QPlainTextEdit("ROMEO:\n")
+        # The prompt comes from the opened corpus (core/corpus/prompt.py) until the user types
+        # one of their own: a fixed "ROMEO:" never occurs in the shipped plays.
+        self.prompt = QPlainTextEdit("")
+        self.suggested_prompt = ""
+        controller.corpus_changed.connect(self._prompt_from_corpus)
         self.prompt.setPlaceholderText("Prompt (empty: start from the beginning-of-text token)")
         self.prompt.setMaximumHeight(70)
         self.form = ConfigForm(GenerationConfig)
@@ -204,6 +208,13 @@ class GeneratePanel(Panel):
             return None
         return {"layer": self.clamp_layer.value(), self.clamp_kind.currentText():
                 self.clamp_index.value(), "value": self.clamp_value.value()}
+
+    def _prompt_from_corpus(self, corpus) -> None:
+        stats = corpus.stats if corpus is not None else None
+        suggestion = stats.prompt if stats is not None else ""
+        if self.prompt.toPlainText() == self.suggested_prompt:  # not the user's own
+            self.prompt.setPlainText(suggestion)
+        self.suggested_prompt = suggestion
 
     def generate(self, prompt: str | None = None) -> bool:
         config = self.form.config()
