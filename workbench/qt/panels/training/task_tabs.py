@@ -14,7 +14,7 @@ from workbench.core.config.tasks import DEFAULT_TASK, TASK_CONFIGS
 
 def task_title(name: str) -> str:
     config = TASK_CONFIGS.get(name)
-    return getattr(config, "title", "") or name.replace("_", " ").capitalize()
+    return (config.title if config else "") or name.replace("_", " ").capitalize()
 
 
 class TaskTabs(QTabBar):
