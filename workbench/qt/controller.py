@@ -117,7 +117,8 @@ class WorkbenchController(QObject):
 
         `options` override `corpus_options` (the Corpus panel's filter, encoding and
         cleaning)."""
-        spec = self.backend.corpus.load_job(path, **{**self.corpus_options, **options})
+        merged: CorpusOptions = {**self.corpus_options, **options}
+        spec = self.backend.corpus.load_job(path, **merged)
         return self.run_job(spec, on_result=self.set_corpus)
 
     # --- following runs that other processes write ---------------------------------------------

@@ -19,6 +19,8 @@ from workbench.core.config.fields import range_problems
 class ModelConfig:
     """A model's settings: the registry's key and title, what it can learn, and its checks."""
 
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # each subclass is a dataclass
+
     arch: ClassVar[str] = ""
     title: ClassVar[str] = ""
     language_model: ClassVar[bool] = False  # also a next-token model (not only an encoder)
@@ -81,6 +83,8 @@ class ResultPlot:
 
 class TaskConfig:
     """A task's settings and what the window shows of it (see core/config/tasks.py)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # each subclass is a dataclass
 
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""

@@ -13,7 +13,7 @@ metadata; `problems()` of the config is shown under the form as the user edits.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtGui import QDoubleValidator
@@ -37,6 +37,8 @@ _INT_LIMIT = 2**31 - 1
 
 class FormConfig(Protocol):
     """What a form's config is: a dataclass of `param(...)` fields that checks itself."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
 
     def problems(self) -> list[str]: ...
 
