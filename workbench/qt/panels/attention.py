@@ -14,13 +14,12 @@ an RNN encoder-decoder has one "head": its decoder's α.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QTabWidget
 
-from workbench.core.seq2seq_trace import Seq2seqTrace
 from workbench.core.trace import Trace
 from workbench.core.worked.attention import attention_computation
 from workbench.qt.inspector import InspectorPanel
@@ -30,6 +29,9 @@ from workbench.qt.widgets.heatmap import Heatmap, ticks
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.probe_bar import DEFAULT_PROBE, model_key
 from workbench.qt.widgets.worked_view import WorkedView
+
+if TYPE_CHECKING:  # (core.seq2seq_trace is outside the Qt room's allow-list)
+    from workbench.core.seq2seq_trace import Seq2seqTrace
 
 ENCODER_TASKS = ("masked_lm", "classify", "tag")  # their attention reads both ways by design
 STATISTICS = ("entropy", "mean distance", "previous token", "first token")
