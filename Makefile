@@ -22,9 +22,11 @@ $(STAMP): pyproject.toml setup.py constraints.txt
 	$(BIN)/python -m pip install -q -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 
+# mypy checks the typed seam (settings in pyproject.toml [tool.mypy]); not in `make test`
 lint: $(STAMP)
 	$(BIN)/ruff check workbench tests benchmarks packaging
 	$(BIN)/lint-imports
+	$(BIN)/python -m mypy workbench/qt workbench/app workbench/core/api.py
 
 # Which platforms the wheel's dependencies install on (uv; reports, and does not fail, offline)
 platforms: $(STAMP)

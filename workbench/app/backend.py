@@ -15,17 +15,27 @@ from workbench.app.inspection_backend import InspectionBackend
 from workbench.app.models_backend import ModelsBackend
 from workbench.app.seq2seq_backend import Seq2seqBackend
 from workbench.app.training_backend import TrainingBackend
+from workbench.core.api import (
+    CorpusApi,
+    EmbeddingsApi,
+    InspectionApi,
+    ModelsApi,
+    Seq2seqApi,
+    TrainingApi,
+)
 
 
 @dataclass
 class Backend:
-    corpus: CorpusBackend = field(default_factory=CorpusBackend)
-    embeddings: EmbeddingsBackend = field(default_factory=EmbeddingsBackend)
-    inspection: InspectionBackend = field(default_factory=InspectionBackend)
-    models: ModelsBackend = field(default_factory=ModelsBackend)
-    training: TrainingBackend = field(default_factory=TrainingBackend)
-    seq2seq: Seq2seqBackend | None = None  # shares the inspection facade's rebuilt models
+    """`workbench.core.api.Backend` for real (its members typed by the domain Protocols, which
+    the window sees, so a type checker holds each facade to its Protocol)."""
+
+    corpus: CorpusApi = field(default_factory=CorpusBackend)
+    embeddings: EmbeddingsApi = field(default_factory=EmbeddingsBackend)
+    inspection: InspectionApi = field(default_factory=InspectionBackend)
+    models: ModelsApi = field(default_factory=ModelsBackend)
+    training: TrainingApi = field(default_factory=TrainingBackend)
+    seq2seq: Seq2seqApi = field(init=False)  # shares the inspection facade's rebuilt models
 
     def __post_init__(self) -> None:
-        if self.seq2seq is None:
-            self.seq2seq = Seq2seqBackend(self.inspection)
+        self.seq2seq = Seq2seqBackend(self.inspection)

@@ -39,7 +39,8 @@ def default_probe(snapshot: Snapshot | None) -> str:
     task = (snapshot.task or {}) if snapshot is not None else {}
     data = str(task.get("data", ""))
     probe = DEFAULT_PROBES.get(data, "")
-    if not probe or not isinstance(snapshot.tokenizer, dict) or "source" not in snapshot.tokenizer:
+    if (not probe or snapshot is None or not isinstance(snapshot.tokenizer, dict)
+            or "source" not in snapshot.tokenizer):
         return probe
     try:
         source_tok, target_tok = (tokenizer_from_dict(snapshot.tokenizer["source"]),

@@ -24,23 +24,29 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypedDict, TypeVar
 
+from workbench.core.config.base import ModelConfig, TaskConfig
 from workbench.core.config.cleaning import CleaningConfig
 from workbench.core.config.embeddings import EmbeddingConfig
 from workbench.core.config.generation import GenerationConfig
+from workbench.core.config.seq2seq import Seq2seqDecodeConfig
 from workbench.core.config.summary import MatchedSize, ModelSummary
 from workbench.core.config.tokenizer import TokenizerConfig
 from workbench.core.config.training import TrainingConfig
 from workbench.core.events import TestLogged
 from workbench.core.jobs import JobSpec
+from workbench.core.predictions import Prediction
 from workbench.core.seq2seq_trace import DecodeResult, Seq2seqTrace
 from workbench.core.snapshot import Snapshot
 from workbench.core.trace import Trace
 
 if TYPE_CHECKING:  # the types of results; none of these modules loads at run time
+    import numpy as np
+
     from workbench.core.corpus.dataset import TokenizedCorpus
     from workbench.core.corpus.loading import Corpus
+    from workbench.core.corpus.tokenizers import Tokenizer
     from workbench.core.embeddings.bridge import EmbeddingInit
     from workbench.core.embeddings.evaluation import AnalogyReport
     from workbench.core.embeddings.vectors import WordVectors
@@ -60,6 +66,16 @@ class Answer(Generic[T]):
 
     value: T
     forms: dict[str, str] = field(default_factory=dict)
+
+
+class CorpusOptions(TypedDict, total=False):
+    """How to read a corpus: `CorpusApi.load_job`'s keywords (the Corpus panel's filter,
+    encoding, cleaning and size limit)."""
+
+    glob: str | None
+    encoding: str | None
+    cleaning: CleaningConfig | None
+    max_mb: int | None
 
 
 class CorpusApi(Protocol):
@@ -84,7 +100,7 @@ class EmbeddingsApi(Protocol):
     def train_job(self, corpus: Corpus, config: EmbeddingConfig) -> JobSpec[WordVectors]: ...
 
     def map_job(self, vectors: WordVectors, method: str, seed: int = 1,
-                axes: Sequence[str] = ()) -> JobSpec[Any]:
+                axes: Sequence[str] = ()) -> JobSpec[np.ndarray]:
         """2-D coordinates (N, 2) by "pca", "tsne", "umap", or "axes" (x = b − a, y = d − c
         for `axes` = (a, b, c, d))."""
         ...
@@ -120,7 +136,7 @@ class EmbeddingsApi(Protocol):
     def analogy_report_job(self, vectors: WordVectors,
                            path: str | None = None) -> JobSpec[AnalogyReport]: ...
 
-    def embedding_init_job(self, vectors: WordVectors, tokenizer: Any,
+    def embedding_init_job(self, vectors: WordVectors, tokenizer: Tokenizer,
                            freeze: bool) -> JobSpec[EmbeddingInit]:
         """The input-embedding rows for `tokenizer`'s vocabulary, with the coverage report."""
         ...
@@ -141,9 +157,11 @@ class InspectionApi(Protocol):
     def load_checkpoint_job(self, path: str | Path) -> JobSpec[Snapshot]: ...
 
     def answer_job(self, snapshot: Snapshot, texts: list[str] | str,
-                   settings: Any = None) -> JobSpec[Any]:
+                   settings: dict[str, Any] | None = None
+                   ) -> JobSpec[Prediction | list[Prediction]]:
         """An encoder task's answer to each text (a classify/tag/fill-mask prediction of
-        core.predictions); one text gives one answer, a list a list."""
+        core.predictions); one text gives one answer, a list a list. `settings`: the task's
+        (a tagger's {"words": [...]}, to tag words split as the data splits them)."""
         ...
 
     def test_sentence_job(self, snapshot: Snapshot, seed: int) -> JobSpec[tuple[list, list]]:
@@ -152,25 +170,28 @@ class InspectionApi(Protocol):
 
 
 class ModelsApi(Protocol):
-    def architectures(self) -> list[tuple[str, str, type]]:
+    def architectures(self) -> list[tuple[str, str, type[ModelConfig]]]:
         """(arch, title, config type) of every registered architecture."""
         ...
 
-    def describe_job(self, config: Any, batch_size: int = 32,
+    def describe_job(self, config: ModelConfig, batch_size: int = 32,
                      seq_len: int | None = None) -> JobSpec[ModelSummary]: ...
 
-    def matched_size_job(self, config: Any, target: Any) -> JobSpec[MatchedSize]: ...
+    def matched_size_job(self, config: ModelConfig,
+                         target: ModelConfig) -> JobSpec[MatchedSize]: ...
 
 
 class TrainingApi(Protocol):
     """Training runs and the run folders they write (results of train jobs: the run folder)."""
 
-    def recipe_of(self, corpus: Corpus | None, tokens: TokenizedCorpus | None, model_config: Any,
-                  training: TrainingConfig, name: str = "", task: Any = None) -> Recipe: ...
+    def recipe_of(self, corpus: Corpus | None, tokens: TokenizedCorpus | None,
+                  model_config: ModelConfig, training: TrainingConfig, name: str = "",
+                  task: TaskConfig | None = None) -> Recipe: ...
 
-    def train_job(self, corpus: Corpus | None, tokens: TokenizedCorpus | None, model_config: Any,
-                  training: TrainingConfig, name: str = "", embedding_init: Any = None,
-                  task: Any = None) -> JobSpec[str]: ...
+    def train_job(self, corpus: Corpus | None, tokens: TokenizedCorpus | None,
+                  model_config: ModelConfig, training: TrainingConfig, name: str = "",
+                  embedding_init: EmbeddingInit | None = None,
+                  task: TaskConfig | None = None) -> JobSpec[str]: ...
 
     def recipe_job(self, recipe: Recipe, training: TrainingConfig | None = None
                    ) -> JobSpec[str]: ...
@@ -206,7 +227,7 @@ class TrainingApi(Protocol):
         tokens), 2,000 steps'); '' when it has none. Quick: one small file."""
         ...
 
-    def update_run(self, path: str | Path, **settings: Any) -> None:
+    def update_run(self, path: str | Path, **settings: str) -> None:
         """Keep a run's display name or colour (a small JSON file in its folder)."""
         ...
 
@@ -223,7 +244,7 @@ class Seq2seqApi(Protocol):
                   max_length: int = 64) -> JobSpec[Seq2seqTrace]: ...
 
     def decode_job(self, snapshot: Snapshot, text: str,
-                   settings: Any) -> JobSpec[DecodeResult]:
+                   settings: Seq2seqDecodeConfig) -> JobSpec[DecodeResult]:
         """Streams `DecodedToken` events, one per output token."""
         ...
 

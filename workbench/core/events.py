@@ -70,6 +70,14 @@ class JobFailed(Event):
 
 
 TERMINAL_EVENTS = (JobFinished, JobCancelled, JobFailed)
+JobOutcome = JobFinished | JobCancelled | JobFailed  # how a job ended: its last event
+JobStopped = JobCancelled | JobFailed  # what an `on_error` callback receives
+
+
+def failure_text(outcome: JobOutcome | None) -> str:
+    """A failed job's message for the user; '' for a cancelled (or finished) one, which each
+    caller words in its own way ("Cancelled.")."""
+    return outcome.message if isinstance(outcome, JobFailed) else ""
 
 
 # --- training (issue 4) ---------------------------------------------------------------------

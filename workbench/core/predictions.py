@@ -52,3 +52,6 @@ class FillMaskPrediction:
     masked: tuple[int, ...]  # positions of the masks in `tokens`
     candidates: tuple[tuple[str, ...], ...]  # per mask, the top tokens
     probs: np.ndarray  # (masks, k) their probabilities
+
+
+Prediction = ClassifyPrediction | TagPrediction | FillMaskPrediction  # an encoder task's answer

@@ -16,17 +16,20 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from workbench.core.api import Backend
+from workbench.core.api import Backend, CorpusOptions
+from workbench.core.config.base import ModelConfig, TaskConfig
 from workbench.core.events import (
     CheckpointLoaded,
     Event,
     JobCancelled,
     JobFailed,
     JobFinished,
+    JobOutcome,
+    JobStopped,
     Notice,
 )
 from workbench.core.jobs import JobSpec
@@ -38,8 +41,11 @@ from workbench.qt.run_follower import RunFollower
 if TYPE_CHECKING:
     from workbench.core.corpus.dataset import TokenizedCorpus
     from workbench.core.corpus.loading import Corpus
+    from workbench.core.embeddings.bridge import EmbeddingInit
 
-ResultCallback = Callable[[Any], None]
+R = TypeVar("R")
+ResultCallback = Callable[[Any], None]  # a job's result, as `JobSpec[R]` types it
+ErrorCallback = Callable[[JobStopped], None]  # how a job ended when it did not finish
 
 
 class WorkbenchController(QObject):
@@ -68,18 +74,18 @@ class WorkbenchController(QObject):
         self.query_queue.notice.connect(self.notice)
         self.corpus: Corpus | None = None
         self.tokens: TokenizedCorpus | None = None
-        self.model_config: Any = None  # a model config dataclass (core.config.models)
-        self.task_config: Any = None  # a task config (core.config.tasks); None: a language model
+        self.model_config: ModelConfig | None = None
+        self.task_config: TaskConfig | None = None  # None: a language model
         self.snapshot: Snapshot | None = None
-        self.embedding_init: Any = None  # (matrix, freeze) for the next model, or None
+        self.embedding_init: EmbeddingInit | None = None  # rows for the next model
         # The Corpus panel's filter and encoding (glob=, encoding=): every way of opening a
         # corpus (panel buttons, File menu, recent files, a dropped file) loads with them
-        self.corpus_options: dict[str, Any] = {}
+        self.corpus_options: CorpusOptions = {}
         self.last_error = ""
         self._closed = False  # after shutdown no new work starts (late timers of closed panels)
         self.followers: dict[str, RunFollower] = {}
-        self._pending: dict[str, tuple[ResultCallback | None, ResultCallback | None]] = {}
-        self._outcome: dict[str, Event | None] = {}
+        self._pending: dict[str, tuple[ResultCallback | None, ErrorCallback | None]] = {}
+        self._outcome: dict[str, JobOutcome | None] = {}
         self.jobs.event.connect(self._on_job_event)
         self.jobs.busy_changed.connect(self._on_jobs_busy)
         self.jobs.event.connect(self.job_event)
@@ -94,11 +100,11 @@ class WorkbenchController(QObject):
         self.tokens = tokens
         self.tokens_changed.emit(tokens)
 
-    def set_model_config(self, config: Any) -> None:
+    def set_model_config(self, config: ModelConfig | None) -> None:
         self.model_config = config
         self.model_config_changed.emit(config)
 
-    def set_task_config(self, config: Any) -> None:
+    def set_task_config(self, config: TaskConfig | None) -> None:
         self.task_config = config
         self.task_config_changed.emit(config)
 
@@ -106,12 +112,13 @@ class WorkbenchController(QObject):
         self.snapshot = snapshot
         self.snapshot_changed.emit(snapshot)
 
-    def open_corpus(self, path: str, **options: Any) -> bool:
+    def open_corpus(self, path: str, **options: Unpack[CorpusOptions]) -> bool:
         """Load a corpus file or folder as a job; on success it becomes the session corpus.
 
         `options` override `corpus_options` (the Corpus panel's filter, encoding and
         cleaning)."""
-        spec = self.backend.corpus.load_job(path, **{**self.corpus_options, **options})
+        merged: CorpusOptions = {**self.corpus_options, **options}
+        spec = self.backend.corpus.load_job(path, **merged)
         return self.run_job(spec, on_result=self.set_corpus)
 
     # --- following runs that other processes write ---------------------------------------------
@@ -162,21 +169,21 @@ class WorkbenchController(QObject):
 
     def run_job(
         self,
-        spec: JobSpec,
-        on_result: ResultCallback | None = None,
-        on_error: ResultCallback | None = None,
+        spec: JobSpec[R],
+        on_result: Callable[[R], None] | None = None,
+        on_error: ErrorCallback | None = None,
     ) -> bool:
         """Start a long job; refuse (with a message) while another one runs."""
         return self._start(self.jobs, spec, on_result, on_error)
 
     def run_query(
         self,
-        spec: JobSpec,
-        on_result: ResultCallback | None = None,
-        on_error: ResultCallback | None = None,
+        spec: JobSpec[R],
+        on_result: Callable[[R], None] | None = None,
+        on_error: ErrorCallback | None = None,
         *,
         caller: str = "",
-        on_event: ResultCallback | None = None,
+        on_event: Callable[[Event], None] | None = None,
     ) -> bool:
         """Queue a short query (see `QueryQueue.submit`): it runs when the queries before it
         are done; a newer request of the same `caller` replaces it. False only after
@@ -186,7 +193,8 @@ class WorkbenchController(QObject):
         return self.query_queue.submit(spec, on_result, on_error, caller=caller,
                                        on_event=on_event)
 
-    def _start(self, runner, spec, on_result, on_error) -> bool:
+    def _start(self, runner: JobRunner, spec: JobSpec[R], on_result: Callable[[R], None] | None,
+               on_error: ErrorCallback | None) -> bool:
         if self._closed:
             return False
         if runner.busy:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from workbench.core.jobs import JobSpec
@@ -120,14 +120,13 @@ class InspectorPanel(Panel):
         """Replace a combo box's items, keeping the chosen one where it still exists (by text,
         else by position), without sending change signals on the way."""
         text, index = box.currentText(), box.currentIndex()
-        box.blockSignals(True)
-        box.clear()
-        box.addItems(items)
-        if text in items:
-            box.setCurrentIndex(items.index(text))
-        elif items:
-            box.setCurrentIndex(min(max(index, 0), len(items) - 1))
-        box.blockSignals(False)
+        with QSignalBlocker(box):
+            box.clear()
+            box.addItems(items)
+            if text in items:
+                box.setCurrentIndex(items.index(text))
+            elif items:
+                box.setCurrentIndex(min(max(index, 0), len(items) - 1))
 
     def show_message(self, text: str) -> None:
         """Say why the views show nothing (or nothing new); empty hides the line."""

@@ -302,7 +302,7 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_corpus(self, corpus) -> None:
-        self.corpus_label.setText(getattr(corpus, "name", "corpus loaded"))
+        self.corpus_label.setText(corpus.name if corpus is not None else "corpus loaded")
 
     # --- layout -------------------------------------------------------------------------------
 

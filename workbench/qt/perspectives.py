@@ -89,7 +89,7 @@ class PerspectiveSwitcher(QObject):
 
     def members(self, perspective: Perspective) -> list[str]:
         declared = [name for name, panel in self.window.panels.items()
-                    if getattr(panel, "perspective", "") == perspective.name]
+                    if panel.perspective == perspective.name]
         names = [*perspective.main, *declared, *perspective.side, *perspective.bottom]
         return [n for n in dict.fromkeys(names) if n in self.window.docks]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from workbench.core.config.base import ModelConfig, TaskConfig
 from workbench.core.config.fields import param, range_problems
 from workbench.core.config.models import config_to_dict
 from workbench.core.config.task_models import (
@@ -33,11 +34,12 @@ ENCODER_INSPECTORS = ("gates", "attention", "gradients")
 # form wants them.
 
 @dataclass
-class _EncoderTaskBase:
+class _EncoderTaskBase(TaskConfig):
     """The tokenizer settings and the check every encoder task's data choice needs."""
 
     file_needs: ClassVar[str] = "a data file"  # what "Data = file" asks for
     counted_labels: ClassVar[int] = 2  # the head's outputs the panel counts with by default
+    encoder_head: ClassVar[bool] = True
 
     tokenizer: str = param("word", "Tokenizer", "word: regex words and punctuation. char: one "
                            "token per character. bpe: byte-level BPE trained on the training "
@@ -56,6 +58,9 @@ class _EncoderTaskBase:
         if getattr(self, "dataset", "") == "file" and not getattr(self, "path", "").strip():
             problems.append(f"Data = file needs {self.file_needs}: choose one.")
         return problems
+
+    def data_name(self) -> str:
+        return getattr(self, "dataset", "") or self.name
 
 
 def _max_length(default: int = 64):
@@ -125,7 +130,7 @@ class ClassifyTaskConfig(_EncoderTaskBase):
     pretrained: str = _pretrained()
     encoder_state: str = _encoder_state()
 
-    def model_for_counts(self, encoder, labels: int = 2) -> ClassifierModelConfig:
+    def model_for_counts(self, encoder: ModelConfig, labels: int = 2) -> ClassifierModelConfig:
         """The whole model (encoder and head) the Architecture panel counts, for `labels`
         labels (the data's own count is known once it is read)."""
         return ClassifierModelConfig(encoder=config_to_dict(encoder), num_labels=labels,
@@ -164,7 +169,7 @@ class TagTaskConfig(_EncoderTaskBase):
     pretrained: str = _pretrained()
     encoder_state: str = _encoder_state()
 
-    def model_for_counts(self, encoder, labels: int = 17) -> TaggerModelConfig:
+    def model_for_counts(self, encoder: ModelConfig, labels: int = 17) -> TaggerModelConfig:
         """The whole model the Architecture panel counts (17 tags: UD's UPOS set)."""
         return TaggerModelConfig(encoder=config_to_dict(encoder), num_tags=labels)
 
@@ -198,6 +203,6 @@ class MaskedLmTaskConfig(_EncoderTaskBase):
     val_fraction: float = _val_fraction()
     max_length: int = _max_length()
 
-    def model_for_counts(self, encoder, labels: int = 0) -> MaskedLmModelConfig:
+    def model_for_counts(self, encoder: ModelConfig, labels: int = 0) -> MaskedLmModelConfig:
         """The whole model the Architecture panel counts (the head predicts the vocabulary)."""
         return MaskedLmModelConfig(encoder=config_to_dict(encoder))

@@ -28,6 +28,11 @@ def form_fields(config_type: type) -> list[dataclasses.Field]:
     return [f for f in dataclasses.fields(config_type) if "label" in f.metadata]
 
 
+def field_values(config: Any) -> dict[str, Any]:
+    """A config dataclass's field values by name (shallow, unlike `dataclasses.asdict`)."""
+    return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+
+
 def range_problems(config: Any) -> list[str]:
     """Messages for numeric fields outside their declared min/max or choices."""
     problems = []

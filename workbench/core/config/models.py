@@ -8,14 +8,16 @@ comes from the tokenizer when a model is built.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
+from workbench.core.config.base import ModelConfig
 from workbench.core.config.fields import from_dict, param, range_problems, to_dict
 
-MODEL_CONFIGS: dict[str, type] = {}
+MODEL_CONFIGS: dict[str, type[ModelConfig]] = {}
+C = TypeVar("C", bound=type[ModelConfig])
 
 
-def register_config(cls: type) -> type:
+def register_config(cls: C) -> C:
     """Class decorator: make a config type available under its `arch` name."""
     MODEL_CONFIGS[cls.arch] = cls
     return cls
@@ -25,26 +27,26 @@ def architectures() -> list[str]:
     return list(MODEL_CONFIGS)
 
 
-def language_model_configs() -> dict[str, type]:
+def language_model_configs() -> dict[str, type[ModelConfig]]:
     """The architectures that can be trained as next-token language models (an encoder-only
     one, such as the transformer encoder, cannot)."""
     return {arch: cls for arch, cls in MODEL_CONFIGS.items() if cls.language_model}
 
 
-def architectures_for(task: str) -> dict[str, type]:
+def architectures_for(task: str) -> dict[str, type[ModelConfig]]:
     """The configs of the architectures that can learn `task`: the language models for
     "language_model", else those whose `tasks` ClassVar names the task."""
     if task == "language_model":
         return language_model_configs()
     return {arch: cls for arch, cls in MODEL_CONFIGS.items()
-            if task in getattr(cls, "tasks", ())}
+            if task in cls.tasks}
 
 
-def config_to_dict(config: Any) -> dict[str, Any]:
+def config_to_dict(config: ModelConfig) -> dict[str, Any]:
     return {"arch": config.arch, **to_dict(config)}
 
 
-def config_from_dict(data: dict[str, Any]) -> Any:
+def config_from_dict(data: dict[str, Any]) -> ModelConfig:
     arch = data.get("arch")
     if arch not in MODEL_CONFIGS:
         known = ", ".join(MODEL_CONFIGS)
@@ -53,7 +55,7 @@ def config_from_dict(data: dict[str, Any]) -> Any:
 
 
 @dataclass
-class RecurrentConfig:
+class RecurrentConfig(ModelConfig):
     """Shared fields of the recurrent family (Elman RNN, LSTM, GRU)."""
 
     arch: ClassVar[str] = ""
@@ -121,7 +123,7 @@ class GruConfig(RecurrentConfig):
 
 @register_config
 @dataclass
-class TransformerConfig:
+class TransformerConfig(ModelConfig):
     """A GPT-style causal decoder."""
 
     arch: ClassVar[str] = "transformer"
@@ -159,6 +161,9 @@ class TransformerConfig:
                                "the softmax. Turning it off is an ablation: large scores "
                                "saturate the softmax and its gradients vanish (Vaswani et al. "
                                "2017, sec. 3.2.1).", advanced=True)
+
+    def longest_sequence(self) -> int | None:
+        return self.context_length
 
     def problems(self) -> list[str]:
         problems = range_problems(self)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from workbench.core.config.base import ModelConfig, TaskConfig
 from workbench.core.config.fields import param, range_problems
 from workbench.core.config.models import register_config
 from workbench.core.config.tasks import Curve, ResultPlot, register_task_config
@@ -32,7 +33,7 @@ CELLS = ("rnn", "lstm", "gru")
 
 @register_task_config
 @dataclass
-class Seq2seqTaskConfig:
+class Seq2seqTaskConfig(TaskConfig):
     """Read one sequence, write another: source -> target pairs, teacher forcing."""
 
     name: ClassVar[str] = "seq2seq"
@@ -90,6 +91,9 @@ class Seq2seqTaskConfig:
                                    "greedy prediction (scheduled sampling). 1 = always.",
                                    min=0.0, max=1.0, step=0.05)
 
+    def data_name(self) -> str:
+        return self.data
+
     def data_summary(self) -> str:
         """The data in a few words, for the Training panel."""
         if self.data == "file":
@@ -111,7 +115,7 @@ class Seq2seqTaskConfig:
 
 @register_config
 @dataclass
-class RnnSeq2seqConfig:
+class RnnSeq2seqConfig(ModelConfig):
     """RNN encoder-decoder with an attention score (SEEDS.md 2.3 R12, 2.4 T1-T3)."""
 
     arch: ClassVar[str] = "rnn_seq2seq"
@@ -162,7 +166,7 @@ class RnnSeq2seqConfig:
 
 @register_config
 @dataclass
-class TransformerSeq2seqConfig:
+class TransformerSeq2seqConfig(ModelConfig):
     """Transformer encoder-decoder (SEEDS.md 2.5 T12-T13; Vaswani et al.)."""
 
     arch: ClassVar[str] = "transformer_seq2seq"
@@ -191,6 +195,9 @@ class TransformerSeq2seqConfig:
     norm_placement: str = param("post", "LayerNorm", "post-LN as Vaswani et al. 2017 write it "
                                 "(x + Sublayer(x), then norm) or pre-LN.",
                                 choices=("post", "pre"))
+
+    def longest_sequence(self) -> int | None:
+        return self.max_length
 
     def problems(self) -> list[str]:
         problems = range_problems(self)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from workbench.core.config.base import ModelConfig
 from workbench.core.config.models import config_from_dict, register_config
 
 POOLINGS = ("last", "mean", "max", "attention", "cls")
@@ -20,14 +21,14 @@ OUTPUTS = ("softmax", "sigmoid")
 
 
 @dataclass
-class _EncoderHeadConfig:
+class _EncoderHeadConfig(ModelConfig):
     arch: ClassVar[str] = ""
     title: ClassVar[str] = ""
     language_model: ClassVar[bool] = False
     tasks: ClassVar[tuple[str, ...]] = ()  # built by tasks, never picked in the panel
     encoder: dict[str, Any] = field(default_factory=dict)  # config_to_dict of the encoder
 
-    def encoder_config(self) -> Any:
+    def encoder_config(self) -> ModelConfig:
         return config_from_dict(dict(self.encoder))
 
     @property

@@ -21,47 +21,21 @@ The torch side (`workbench.core.tasks`) registers a `Task` class under the same 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
+from workbench.core.config.base import (  # Curve and ResultPlot: read from here too
+    Curve,
+    ResultPlot,
+    TaskConfig,
+)
 from workbench.core.config.fields import from_dict, param, range_problems, to_dict
 
-TASK_CONFIGS: dict[str, type] = {}
+TASK_CONFIGS: dict[str, type[TaskConfig]] = {}
+T = TypeVar("T", bound=type[TaskConfig])
 DEFAULT_TASK = "language_model"
 
 
-@dataclass(frozen=True)
-class Curve:
-    """One plot of the Training panel: a validation metric and, optionally, the training view
-    drawn with it.
-
-    `metric` is a key of `EvalLogged.metrics`; `train` names a view of the training loss the
-    panel also draws in this plot ("loss", "perplexity" = exp(loss), "bits" = loss / ln 2), or
-    None for a metric that exists only at validation (an accuracy). `unit` is "percent" for a
-    share in [0, 1] that the axis shows as 0-100 %."""
-
-    metric: str
-    title: str
-    train: str | None = None
-    log_ok: bool = True  # may follow the panel's "Log y" box (accuracies should not)
-    unit: str = ""
-    short: str = ""  # the name a one-line summary uses ("bits", "exact match")
-
-
-@dataclass(frozen=True)
-class ResultPlot:
-    """A plot of a structured validation result (not a curve over training): the latest
-    `EvalLogged.results[key]` of each run, its `x` list against its `y` list (for instance
-    exact match against input length)."""
-
-    key: str
-    x: str
-    y: str
-    title: str
-    x_label: str = ""
-    unit: str = ""  # "percent": y values are shares shown as 0-100 %
-
-
-def register_task_config(cls: type) -> type:
+def register_task_config(cls: T) -> T:
     """Class decorator: make a task config available under its `name`."""
     TASK_CONFIGS[cls.name] = cls
     return cls
@@ -71,18 +45,18 @@ def task_names() -> list[str]:
     return list(TASK_CONFIGS)
 
 
-def task_config_type(name: str) -> type:
+def task_config_type(name: str) -> type[TaskConfig]:
     if name not in TASK_CONFIGS:
         known = ", ".join(TASK_CONFIGS)
         raise ValueError(f"Unknown task '{name}'. Known: {known}.")
     return TASK_CONFIGS[name]
 
 
-def task_config_to_dict(config: Any) -> dict[str, Any]:
+def task_config_to_dict(config: TaskConfig) -> dict[str, Any]:
     return {"name": config.name, **to_dict(config)}
 
 
-def task_config_from_dict(data: dict[str, Any] | None) -> Any:
+def task_config_from_dict(data: dict[str, Any] | None) -> TaskConfig:
     """The config a `[task]` table (or checkpoint entry) describes; none = language model."""
     data = dict(data or {})
     return from_dict(task_config_type(str(data.get("name", DEFAULT_TASK))), data)
@@ -97,7 +71,7 @@ def curves_of(task_name: str) -> tuple[Curve, ...]:
 
 def result_plots_of(task_name: str) -> tuple[ResultPlot, ...]:
     cls = TASK_CONFIGS.get(task_name) or TASK_CONFIGS[DEFAULT_TASK]
-    return tuple(getattr(cls, "result_plots", ()))
+    return cls.result_plots
 
 
 def headline(task_name: str, metrics: dict[str, float]) -> str:
@@ -115,7 +89,7 @@ def headline(task_name: str, metrics: dict[str, float]) -> str:
 
 @register_task_config
 @dataclass
-class LanguageModelTaskConfig:
+class LanguageModelTaskConfig(TaskConfig):
     """Next-token prediction on the tokenized corpus (the workbench's first task)."""
 
     name: ClassVar[str] = "language_model"

@@ -31,6 +31,7 @@ from typing import Any
 import tomli_w
 
 from workbench.core.config import schema
+from workbench.core.config.base import ModelConfig, TaskConfig
 from workbench.core.config.cleaning import CleaningConfig, cleaning_to_dict
 from workbench.core.config.fields import to_dict
 from workbench.core.config.models import MODEL_CONFIGS, architectures, config_to_dict
@@ -52,12 +53,12 @@ from workbench.core.resources import resource_path, resources_root
 class Recipe:
     name: str
     corpus_path: str  # absolute, or relative to the resources folder when `corpus_resource`
-    model: Any  # a model config dataclass (vocab_size is set from the tokenizer at build time)
+    model: ModelConfig  # a model config dataclass (vocab_size is set from the tokenizer at build)
     tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
     training: TrainingConfig = field(default_factory=TrainingConfig)
     corpus_resource: bool = False
     corpus_sha256: str = ""
-    task: Any = field(default_factory=LanguageModelTaskConfig)  # a task config dataclass
+    task: TaskConfig = field(default_factory=LanguageModelTaskConfig)
     cleaning: CleaningConfig = field(default_factory=CleaningConfig)  # applied to the corpus
 
     @property

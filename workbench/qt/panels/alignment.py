@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QLabel, QSlider, QSplitter, QTabWidget
 
+from workbench.core.snapshot import Snapshot
 from workbench.qt.inspector import InspectorPanel
 from workbench.qt.widgets.heatmap import Heatmap
 from workbench.qt.widgets.probe_bar import model_key
@@ -78,15 +79,16 @@ class AlignmentPanel(InspectorPanel):
     def request(self, snapshot, text):
         return self.controller.backend.seq2seq.probe_job(snapshot, text)
 
-    def example_probe(self, snapshot: Any) -> str:
+    def example_probe(self, snapshot: Snapshot | None) -> str:
         """The task's example (a date and its rewriting) for a sequence-to-sequence model."""
-        if getattr(snapshot, "task_name", "") != "seq2seq":
+        if snapshot is None or snapshot.task_name != "seq2seq":
             return ""
         return self.controller.backend.seq2seq.default_probe(snapshot)
 
-    def show_card(self, snapshot: Any) -> None:
+    def show_card(self, snapshot: Snapshot | None) -> None:
         """The score card of the attention the traced model has."""
-        attention = str((getattr(snapshot, "model_config", None) or {}).get("attention", ""))
+        config = snapshot.model_config if snapshot is not None else {}
+        attention = str((config or {}).get("attention", ""))
         card = score_card(attention) if attention in SCORES else score_card_cross()
         self.card.setText(card + f"<hr>{ALIGNMENT_NOTE}")
 
@@ -109,12 +111,11 @@ class AlignmentPanel(InspectorPanel):
             self.history.append(trace)
         if len(self.history) > MAX_HISTORY:
             del self.history[1:3]  # keep the first (the blur) and thin out the early ones
-        self.slider.blockSignals(True)
-        self.slider.setRange(0, len(self.history) - 1)
-        self.slider.setEnabled(len(self.history) > 1)
-        if following:
-            self.slider.setValue(len(self.history) - 1)
-        self.slider.blockSignals(False)
+        with QSignalBlocker(self.slider):
+            self.slider.setRange(0, len(self.history) - 1)
+            self.slider.setEnabled(len(self.history) > 1)
+            if following:
+                self.slider.setValue(len(self.history) - 1)
         self._on_slider(self.slider.value())
 
     def _on_slider(self, index: int) -> None:

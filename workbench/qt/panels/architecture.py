@@ -16,9 +16,9 @@ matched_size_box; this module keeps them in step with the session's task and mod
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QTimer, Slot
+from PySide6.QtCore import QSignalBlocker, QTimer, Slot
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -27,9 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.config.base import ModelConfig, TaskConfig
 from workbench.core.config.models import architectures_for
-from workbench.core.config.summary import ModelSummary
+from workbench.core.config.summary import MatchedSize, ModelSummary
 from workbench.core.config.tasks import DEFAULT_TASK, TASK_CONFIGS
+from workbench.core.events import JobStopped, failure_text
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.config_form import ConfigForm
 from workbench.qt.widgets.counted_sizes import CountedSizes, vocabulary_text
@@ -37,6 +39,9 @@ from workbench.qt.widgets.matched_size_box import MatchedSizeBox
 from workbench.qt.widgets.model_forms import ModelForms
 from workbench.qt.widgets.model_summary_view import ModelSummaryView
 from workbench.qt.widgets.task_picker import TaskPicker
+
+if TYPE_CHECKING:
+    from workbench.core.corpus.dataset import TokenizedCorpus
 
 DEFAULT_ARCH = "lstm"
 DEBOUNCE_MS = 150
@@ -57,8 +62,8 @@ class ArchitecturePanel(Panel):
     def __init__(self, controller, parent: QWidget | None = None) -> None:
         super().__init__(controller, parent)
         self.summary: ModelSummary | None = None
-        self._asked: Any = None  # the config of the newest summary query
-        self._described: Any = None  # the config whose summary is shown
+        self._asked: ModelConfig | None = None  # the config of the newest summary query
+        self._described: ModelConfig | None = None  # the config whose summary is shown
         self._timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._timer.timeout.connect(self.describe)
         # torch loads with the first description: not before the panel is on screen and the
@@ -109,9 +114,8 @@ class ArchitecturePanel(Panel):
 
         given = controller.model_config
         if given is None:  # an LSTM to start with: the usual first model of characters
-            self.picker.blockSignals(True)
-            self.picker.setCurrentIndex(max(self.picker.findData(DEFAULT_ARCH), 0))
-            self.picker.blockSignals(False)
+            with QSignalBlocker(self.picker):
+                self.picker.setCurrentIndex(max(self.picker.findData(DEFAULT_ARCH), 0))
         controller.tokens_changed.connect(self._on_tokens)
         controller.model_config_changed.connect(self._on_session_config)
         controller.task_config_changed.connect(self._on_session_task)
@@ -131,17 +135,17 @@ class ArchitecturePanel(Panel):
         tokens = self.controller.tokens
         return tokens.tokenizer.vocab_size if tokens is not None else 0
 
-    def config(self) -> Any:
+    def config(self) -> ModelConfig | None:
         """The form's config with the session's vocabulary, or None while it is invalid.
         (An encoder-decoder's two vocabularies come from its task's data when it trains.)"""
         config = self.form.config()
         if config is None or config.problems():
             return None
-        if hasattr(config, "vocab_size"):
+        if "vocab_size" in config.vocab_sizes():
             return dataclasses.replace(config, vocab_size=self.vocab_size())
         return config
 
-    def _counted(self, config: Any) -> Any:
+    def _counted(self, config: ModelConfig) -> ModelConfig:
         """`config` as counted: the assumed vocabularies, an encoder task's head (counted_sizes)."""
         return self.counted.counted(config, self.task_picker.config() or TASK_CONFIGS[self.task]())
 
@@ -152,19 +156,18 @@ class ArchitecturePanel(Panel):
         allowed = architectures_for(self.task)
         for box in (self.picker, self.matched.target):
             current = box.currentData()
-            box.blockSignals(True)
-            box.clear()
-            for arch, config_type in allowed.items():
-                box.addItem(config_type.title, arch)
-            box.setCurrentIndex(max(box.findData(current), 0))
-            box.blockSignals(False)
+            with QSignalBlocker(box):
+                box.clear()
+                for arch, config_type in allowed.items():
+                    box.addItem(config_type.title, arch)
+                box.setCurrentIndex(max(box.findData(current), 0))
 
-    def _on_task_form(self, config: Any) -> None:
+    def _on_task_form(self, config: TaskConfig | None) -> None:
         if config is None:
             return
         if config.name != self.task:
             self.task = config.name
-            self.counted.for_task(getattr(config, "counted_labels", 0))
+            self.counted.for_task(config.counted_labels)
             self._fill_pickers()
             self._on_pick(self.picker.currentIndex())
         if config != self.controller.task_config:
@@ -172,7 +175,7 @@ class ArchitecturePanel(Panel):
         self._on_tokens(self.controller.tokens)
 
     @Slot(object)
-    def _on_session_task(self, config: Any) -> None:
+    def _on_session_task(self, config: TaskConfig | None) -> None:
         """A recipe or a run chose a task: show it here."""
         config = config if config is not None else TASK_CONFIGS[DEFAULT_TASK]()
         if self.task_picker.config() != config:
@@ -185,9 +188,9 @@ class ArchitecturePanel(Panel):
         self.stack.show_form(arch)
         self._on_form_changed(self.form.config())
 
-    def _on_form_changed(self, config: Any) -> None:
+    def _on_form_changed(self, config: ModelConfig | None) -> None:
         self.stack.fit()  # a problem message under the form makes it taller
-        self.bidirectional_note.setVisible(bool(getattr(config, "bidirectional", False))
+        self.bidirectional_note.setVisible(config is not None and config.bidirectional
                                            and self.task == DEFAULT_TASK)
         valid = self.config()
         if valid is None:
@@ -208,14 +211,13 @@ class ArchitecturePanel(Panel):
         self.summary_view.set_stale(self.summary is not None and wanted != self._described)
 
     @Slot(object)
-    def _on_session_config(self, config: Any) -> None:
+    def _on_session_config(self, config: ModelConfig | None) -> None:
         """Another panel (a recipe, a saved run) chose a model: show it here."""
         if config is None or config.arch not in self.forms:
             return
         form = self.forms[config.arch]
         shown = form.config()
-        vocab = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
-                 if f.name.endswith("vocab_size")}
+        vocab = config.vocab_sizes()
         if shown is None or dataclasses.replace(shown, **vocab) != config:
             form.set_config(dataclasses.replace(config, **dict.fromkeys(vocab, 0)))
         if self.picker.findData(config.arch) < 0:  # a model of another task: show that task
@@ -230,9 +232,9 @@ class ArchitecturePanel(Panel):
                 self._timer.start()
 
     @Slot(object)
-    def _on_tokens(self, tokens: Any) -> None:
+    def _on_tokens(self, tokens: TokenizedCorpus | None) -> None:
         task = TASK_CONFIGS[self.task]
-        encoder_task = hasattr(task, "model_for_counts")
+        encoder_task = task.encoder_head
         self.counted.setVisible(encoder_task)
         self.vocab_label.setVisible(not encoder_task)
         # (an encoder task's boxes say where its sizes come from)
@@ -254,9 +256,8 @@ class ArchitecturePanel(Panel):
         config = self._counted(config)
         if config == self._asked or config == self._described and self._asked is None:
             return  # described or being described already
-        shape = config.encoder_config() if hasattr(config, "encoder_config") else config
-        seq = min(SUMMARY_SEQ, getattr(shape, "context_length", SUMMARY_SEQ),
-                  getattr(shape, "max_length", SUMMARY_SEQ))
+        shape = config.encoder_config() or config
+        seq = min(SUMMARY_SEQ, shape.longest_sequence() or SUMMARY_SEQ)
         try:
             spec = self.controller.backend.models.describe_job(config, SUMMARY_BATCH, seq)
         except Exception as exc:  # noqa: BLE001 - an invalid config: say why, keep the view
@@ -269,10 +270,10 @@ class ArchitecturePanel(Panel):
         self.controller.run_query(spec, on_result=self._on_summary, on_error=self._on_failed,
                                   caller="architecture:summary")
 
-    def _on_failed(self, outcome: Any) -> None:
+    def _on_failed(self, outcome: JobStopped) -> None:
         self._asked = None
         self.summary_view.set_stale(False)
-        self.stats.setText(f"Could not describe the model: {getattr(outcome, 'message', '')}")
+        self.stats.setText(f"Could not describe the model: {failure_text(outcome)}")
 
     def _on_summary(self, summary: ModelSummary) -> None:
         config, self._asked, self._described = self._asked, None, self._asked
@@ -282,17 +283,17 @@ class ArchitecturePanel(Panel):
 
     # --- matched size -----------------------------------------------------------------------------
 
-    def _pair_to_match(self, target_arch: str) -> Any:
+    def _pair_to_match(self, target_arch: str) -> tuple[ModelConfig, ModelConfig] | None:
         """The model shown and the `target_arch` one, as counted, or None while one is invalid."""
         config, target = self.config(), self.forms[target_arch].config()
         if config is None or target is None or target.problems():
             return None
-        if hasattr(target, "vocab_size"):  # the same vocabulary as the model it is matched to
+        if "vocab_size" in target.vocab_sizes():  # the vocabulary of the model matched to
             target = dataclasses.replace(target, vocab_size=self.vocab_size())
         return self._counted(config), self._counted(target)
 
-    def apply_matched_size(self, proposal: Any) -> None:
-        form = self.forms.get(getattr(proposal, "arch", ""))
+    def apply_matched_size(self, proposal: MatchedSize) -> None:
+        form = self.forms.get(proposal.arch)
         if form is None or form.config() is None:
             return
         form.set_config(dataclasses.replace(form.config(),

@@ -14,7 +14,7 @@ an RNN encoder-decoder has one "head": its decoder's α.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pyqtgraph as pg
@@ -29,6 +29,9 @@ from workbench.qt.widgets.heatmap import Heatmap, ticks
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.probe_bar import DEFAULT_PROBE, model_key
 from workbench.qt.widgets.worked_view import WorkedView
+
+if TYPE_CHECKING:  # (core.seq2seq_trace is outside the Qt room's allow-list)
+    from workbench.core.seq2seq_trace import Seq2seqTrace
 
 ENCODER_TASKS = ("masked_lm", "classify", "tag")  # their attention reads both ways by design
 STATISTICS = ("entropy", "mean distance", "previous token", "first token")
@@ -62,10 +65,10 @@ class AttentionView:
     convention: str = ""
 
 
-def attention_views(trace: Any) -> list[AttentionView]:
+def attention_views(trace: Trace | Seq2seqTrace) -> list[AttentionView]:
     """Every attention matrix of a trace: a language model's layers, or a sequence-to-sequence
     model's encoder self-, decoder self- and cross-attention."""
-    if not hasattr(trace, "decoder_layers"):  # a language model's Trace
+    if isinstance(trace, Trace):  # a language model's
         return [AttentionView(layer.name, layer.values["attn"], layer.values.get("scores"),
                               trace.token_text, trace.token_text, True, layer.values,
                               layer.convention)
@@ -143,7 +146,7 @@ class AttentionPanel(InspectorPanel):
     def request(self, snapshot, text):
         """A sequence-to-sequence model is probed with a pair (its own kind of text): switching
         between kinds of model swaps the probe text for the kind's default."""
-        seq2seq = getattr(snapshot, "task_name", "") == "seq2seq"
+        seq2seq = snapshot is not None and snapshot.task_name == "seq2seq"
         if seq2seq and text in ("", DEFAULT_PROBE):
             text = self.controller.backend.seq2seq.default_probe(snapshot)
         elif not seq2seq and "→" in text:
@@ -159,9 +162,9 @@ class AttentionPanel(InspectorPanel):
 
     # --- data in ------------------------------------------------------------------------------
 
-    def draw(self, trace: Trace) -> None:
+    def draw(self, trace: Trace | Seq2seqTrace) -> None:
         layers = self.attention_layers()
-        extras = getattr(trace, "extras", {})
+        extras = trace.extras if isinstance(trace, Trace) else {}  # (a Seq2seqTrace has none)
         step = int(extras.get("step", 0))
         stats = {k.split("/", 1)[1]: v for k, v in extras.items()
                  if k.startswith("head_stats/")}
@@ -180,7 +183,7 @@ class AttentionPanel(InspectorPanel):
                                     range(max(v.attn.shape[0] for v in layers))])
         convention = layers[0].convention
         traced = self.probe_bar.traced_snapshot
-        encoder = getattr(traced, "task_name", "") in ENCODER_TASKS
+        encoder = traced is not None and traced.task_name in ENCODER_TASKS
         self.card.setText(wrap(attention_card(causal="no causal mask" not in convention,
                                               scaled="without the 1/√d_k" not in convention,
                                               encoder=encoder)))

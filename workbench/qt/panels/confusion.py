@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QSignalBlocker, Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QLabel, QSlider, QSplitter, QVBoxLayout
 
 from workbench.core.events import EvalLogged, RunGrew
@@ -120,11 +120,10 @@ class ConfusionPanel(Panel):
         if not self.history:
             return
         at_end = self.slider.value() >= self.slider.maximum()
-        self.slider.blockSignals(True)
-        self.slider.setRange(0, len(self.history) - 1)
-        if at_end:
-            self.slider.setValue(len(self.history) - 1)
-        self.slider.blockSignals(False)
+        with QSignalBlocker(self.slider):
+            self.slider.setRange(0, len(self.history) - 1)
+            if at_end:
+                self.slider.setValue(len(self.history) - 1)
         self.slider.setEnabled(len(self.history) > 1)
         self._draw()
 

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QLabel, QSlider, QSplitter, QTabWidget
 
 from workbench.core.trace import Trace
@@ -153,13 +153,12 @@ class GatesPanel(InspectorPanel):
         if layer is None:
             return
         current = self.gate_box.currentData()
-        self.gate_box.blockSignals(True)
-        self.gate_box.clear()
-        for key in (k for k in ORDER if k in layer.values or DERIVED.get(k) in layer.values):
-            self.gate_box.addItem(NAMES[key], key)
-        index = self.gate_box.findData(current)
-        self.gate_box.setCurrentIndex(max(index, 0))
-        self.gate_box.blockSignals(False)
+        with QSignalBlocker(self.gate_box):
+            self.gate_box.clear()
+            for key in (k for k in ORDER if k in layer.values or DERIVED.get(k) in layer.values):
+                self.gate_box.addItem(NAMES[key], key)
+            index = self.gate_box.findData(current)
+            self.gate_box.setCurrentIndex(max(index, 0))
         note = f"Shown here: {layer.convention}" if layer.convention else ""
         self.card.setText(card_html(layer.kind, note))
         self._draw()

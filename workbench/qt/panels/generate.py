@@ -273,7 +273,7 @@ class GeneratePanel(Panel):
         self._finish()
         self.history.append((self.prompt_used, result.text, self._config, self._clamp,
                              self._source))
-        stopped = getattr(result, "stopped_by", "")
+        stopped = result.stopped_by
         first = self.prompt_used.strip().splitlines()[0][:40] if self.prompt_used.strip() else ""
         settings = describe_settings(self._config, self._clamp)
         self.history_list.addItem(f"{first or '(empty prompt)'} → {len(self.tokens)} tokens: "

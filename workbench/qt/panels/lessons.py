@@ -264,7 +264,7 @@ class LessonsPanel(Panel):
     def _use_task(self, name: str) -> None:
         """The step's task, with its default settings when it is not the session's task."""
         current = self.controller.task_config
-        if current is None or getattr(current, "name", "") != name:
+        if current is None or current.name != name:
             self.controller.set_task_config(TASK_CONFIGS[name]())
 
     def _model_config(self, settings: dict) -> Any:

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -134,9 +134,8 @@ class NextTokenPanel(InspectorPanel):
         context = visible_token("".join(self.trace.token_text[: t + 1])[-30:])
         set_title(self.bars_plot, f"after “{context}” (orange: the probe's actual next token)")
         if self.table.currentRow() != t:
-            self.table.blockSignals(True)
-            self.table.selectRow(t)
-            self.table.blockSignals(False)
+            with QSignalBlocker(self.table):
+                self.table.selectRow(t)
 
     def _fill_table(self, trace: Trace, losses: np.ndarray) -> None:
         """Give the table this probe's cells. The probe text stays from probe to probe while a
@@ -146,29 +145,28 @@ class NextTokenPanel(InspectorPanel):
         x = trace.extras
         k = x["topk_ids"].shape[1]
         shape = (len(trace.token_text), 2 + k)
-        self.table.blockSignals(True)
-        if (self.table.rowCount(), self.table.columnCount()) != shape:
-            self.table.clearContents()
-            self.table.setRowCount(shape[0])
-            self.table.setColumnCount(shape[1])
-            self.table.setHorizontalHeaderLabels(["token", "loss"] + [f"next #{i + 1}"
-                                                                       for i in range(k)])
-            self.column_chars = [0] * shape[1]
-        longer = False
-        for t, token in enumerate(trace.token_text):
-            cells = [visible_token(token),
-                     "" if not np.isfinite(losses[t]) else f"{losses[t]:.2f}"]
-            cells += [f"{visible_token(str(x['topk_text'][t, i]))}  {x['topk_probs'][t, i]:.2f}"
-                      for i in range(k)]
-            for c, text in enumerate(cells):
-                item = self.table.item(t, c)
-                if item is None:
-                    self.table.setItem(t, c, QTableWidgetItem(text))
-                elif item.text() != text:
-                    item.setText(text)
-                if len(text) > self.column_chars[c]:
-                    self.column_chars[c], longer = len(text), True
-        self.table.blockSignals(False)
+        with QSignalBlocker(self.table):
+            if (self.table.rowCount(), self.table.columnCount()) != shape:
+                self.table.clearContents()
+                self.table.setRowCount(shape[0])
+                self.table.setColumnCount(shape[1])
+                self.table.setHorizontalHeaderLabels(["token", "loss"] + [f"next #{i + 1}"
+                                                                           for i in range(k)])
+                self.column_chars = [0] * shape[1]
+            longer = False
+            for t, token in enumerate(trace.token_text):
+                cells = [visible_token(token),
+                         "" if not np.isfinite(losses[t]) else f"{losses[t]:.2f}"]
+                cells += [f"{visible_token(str(x['topk_text'][t, i]))}  {x['topk_probs'][t, i]:.2f}"
+                          for i in range(k)]
+                for c, text in enumerate(cells):
+                    item = self.table.item(t, c)
+                    if item is None:
+                        self.table.setItem(t, c, QTableWidgetItem(text))
+                    elif item.text() != text:
+                        item.setText(text)
+                    if len(text) > self.column_chars[c]:
+                        self.column_chars[c], longer = len(text), True
         if longer:
             self.table.resizeColumnsToContents()
 

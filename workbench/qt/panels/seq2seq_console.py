@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.config.seq2seq import Seq2seqDecodeConfig
 from workbench.core.events import DecodedToken, Progress
+from workbench.core.snapshot import Snapshot
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, row
 from workbench.qt.widgets.config_form import ConfigForm
@@ -53,12 +54,11 @@ def describe(token: DecodedToken) -> str:
             f"<br>top: {alternatives}")
 
 
-def _model_key(snapshot: Any) -> tuple[str, str]:
+def _model_key(snapshot: Snapshot | None) -> tuple[str, str]:
     """What tells two models apart: their run folder (or checkpoint) and name."""
     if snapshot is None:
         return ("", "")
-    return (str(getattr(snapshot, "run_dir", "")),
-            str(getattr(snapshot, "run_name", "") or getattr(snapshot, "arch", "")))
+    return (str(snapshot.run_dir), str(snapshot.run_name or snapshot.arch))
 
 
 class Seq2seqConsolePanel(Panel):

@@ -9,8 +9,9 @@ positions are sinusoidal, every bias, and any ablation switched on in the model 
 from __future__ import annotations
 
 import math
-from typing import Any
 
+from workbench.core.config.base import ModelConfig
+from workbench.core.config.models import RecurrentConfig, TransformerConfig
 from workbench.core.config.summary import ModelSummary
 from workbench.qt.widgets.cell_equations import CARDS, attention_card, card_html, source, wrap
 
@@ -44,11 +45,11 @@ LAYER_NORM = (
 )
 
 
-def embedding_line(config: Any) -> str:
+def embedding_line(config: TransformerConfig | None) -> str:
     """X_0 as this model computes it."""
-    positional = getattr(config, "positional", "sinusoidal")
+    positional = config.positional if config is not None else "sinusoidal"
     if positional == "sinusoidal":
-        d = int(getattr(config, "d_model", 0) or 0)
+        d = int(config.d_model or 0) if config is not None else 0
         root = f" (√{d} ≈ {math.sqrt(d):.2f})" if d else ""
         return ("X<sub>0</sub> = √d · E[x] + P &nbsp;(token embeddings scaled by √d"
                 f"{root}, as Vaswani et al. 2017 sec. 3.4 do, plus the sinusoidal positions)<br>")
@@ -58,14 +59,14 @@ def embedding_line(config: Any) -> str:
             "input gives the same outputs, permuted)</i><br>")
 
 
-def transformer_frame(config: Any) -> str:
-    pre = getattr(config, "norm_placement", "post") == "pre"
+def transformer_frame(config: TransformerConfig | None) -> str:
+    pre = config is not None and config.norm_placement == "pre"
     title = ("pre-LN (GPT-2's placement; Xiong et al. 2020)" if pre
              else "post-LN (Vaswani et al. 2017; SLP3 eqs. 9.37–9.38)")
     cite = ("Radford et al. 2019 (GPT-2); Xiong et al. 2020." if pre else
             "Vaswani et al. 2017, sec. 3.1; Jurafsky &amp; Martin, SLP3 ch. 9, eqs. 9.37–9.38.")
     block = PRE_BLOCK if pre else POST_BLOCK
-    if not getattr(config, "causal_mask", True):
+    if config is not None and not config.causal_mask:
         block = block.replace("MaskedMultiHead", "MultiHead")
     return (f"<b>Transformer decoder block</b>, {title}<br>{embedding_line(config)}{block}"
             f"<small>{LAYER_NORM}</small>{source(cite)}")
@@ -87,7 +88,7 @@ HEAD_FRAMES = {
 }
 
 
-def architecture_card(summary: ModelSummary, config: Any = None) -> str:
+def architecture_card(summary: ModelSummary, config: ModelConfig | None = None) -> str:
     """Rich text for the card of the summarized model (`config` its model config; for an
     encoder task's model, its encoder's config)."""
     card = _model_card(summary, config)
@@ -102,15 +103,16 @@ def architecture_card(summary: ModelSummary, config: Any = None) -> str:
     return f"<div>{head}</div><hr>{card}"
 
 
-def _model_card(summary: ModelSummary, config: Any = None) -> str:
+def _model_card(summary: ModelSummary, config: ModelConfig | None = None) -> str:
     kinds = [row.kind.lower() for row in summary.rows]
     cells = [k for k in dict.fromkeys(kinds) if k in CARDS]
     if "block" in kinds:
-        attention = wrap(attention_card(getattr(config, "causal_mask", True),
-                                        getattr(config, "scale_scores", True),
+        blocks = config if isinstance(config, TransformerConfig) else None
+        attention = wrap(attention_card(blocks.causal_mask if blocks else True,
+                                        blocks.scale_scores if blocks else True,
                                         encoder=summary.arch in HEAD_FRAMES))
-        parts = [attention, f"<div>{transformer_frame(config)}</div>"]
-        positional = getattr(config, "positional", "sinusoidal")
+        parts = [attention, f"<div>{transformer_frame(blocks)}</div>"]
+        positional = blocks.positional if blocks else "sinusoidal"
         if positional == "sinusoidal":
             parts.append(card_html("positional"))
         elif positional == "learned":
@@ -122,7 +124,7 @@ def _model_card(summary: ModelSummary, config: Any = None) -> str:
     bidirectional = any("bidirectional" in row.note for row in summary.rows)
     note = ("Bidirectional: h<sub>t</sub> = [h<sub>t</sub><sup>f</sup>; h<sub>t</sub><sup>b</sup>]"
             " (SLP3 eqs. 9.15–9.17)." if bidirectional else "")
-    if getattr(config, "recurrent_init", "default") == "identity":
+    if isinstance(config, RecurrentConfig) and config.recurrent_init == "identity":
         note += ("<br>Initialisation: U = I (each gate block), b = 0, the remedy for vanishing "
                  "gradients of Le, Jaitly &amp; Hinton 2015.")
     return "<hr>".join([f"<div>{RECURRENT_FRAME}</div>",

@@ -54,6 +54,6 @@ def set_title(plot, text: str) -> None:
     """A plot's title, set only when it changes: setting it lays the plot out again (and
     undoes the zoom's title size until the next rescan), which a panel redrawn on every probe
     paid for nothing while a model trained."""
-    item = plot.getPlotItem() if hasattr(plot, "getPlotItem") else plot
+    item = plot.getPlotItem() if isinstance(plot, pg.PlotWidget) else plot
     if item.titleLabel.text != text or not item.titleLabel.isVisible():
         item.setTitle(text)

@@ -13,9 +13,9 @@ metadata; `problems()` of the config is shown under the form as the user edits.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -30,17 +30,28 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.config.fields import form_fields
+from workbench.core.config.fields import field_values, form_fields
 
 _INT_LIMIT = 2**31 - 1
+
+
+class FormConfig(Protocol):
+    """What a form's config is: a dataclass of `param(...)` fields that checks itself."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    def problems(self) -> list[str]: ...
+
+
+C = TypeVar("C", bound=FormConfig)
 
 
 def _editor(field: dataclasses.Field, value: Any) -> QWidget:
     meta = field.metadata
     if meta["choices"] is not None:
-        box = QComboBox()
-        box.addItems([str(c) for c in meta["choices"]])
-        return box
+        combo = QComboBox()
+        combo.addItems([str(c) for c in meta["choices"]])
+        return combo
     if isinstance(value, bool):
         return QCheckBox()
     if isinstance(value, int):
@@ -58,25 +69,25 @@ def _editor(field: dataclasses.Field, value: Any) -> QWidget:
             validator.setNotation(QDoubleValidator.Notation.ScientificNotation)
             line.setValidator(validator)
             return line
-        box = QDoubleSpinBox()
-        box.setDecimals(max(2, len(f"{step:g}".split(".")[-1]) if "." in f"{step:g}" else 2))
-        box.setRange(meta["min"] if meta["min"] is not None else -1e12,
-                     meta["max"] if meta["max"] is not None else 1e12)
-        box.setSingleStep(step)
-        return box
+        double = QDoubleSpinBox()
+        double.setDecimals(max(2, len(f"{step:g}".split(".")[-1]) if "." in f"{step:g}" else 2))
+        double.setRange(meta["min"] if meta["min"] is not None else -1e12,
+                        meta["max"] if meta["max"] is not None else 1e12)
+        double.setSingleStep(step)
+        return double
     return QLineEdit()
 
 
-class ConfigForm(QWidget):
+class ConfigForm(QWidget, Generic[C]):
     changed = Signal(object)  # the config object after each edit (None if a box is invalid)
 
-    def __init__(self, config_type: type, config: Any = None,
+    def __init__(self, config_type: type[C], config: C | None = None,
                  parent: QWidget | None = None, show_problems: bool = True) -> None:
         """show_problems=False: the owner shows `problems()` in its own words."""
         super().__init__(parent)
         self.config_type = config_type
         self.show_problems = show_problems
-        self._base = config if config is not None else config_type()
+        self._base: C = config if config is not None else config_type()
         self.editors: dict[str, QWidget] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -91,8 +102,9 @@ class ConfigForm(QWidget):
         advanced_layout.addRow(self._advanced_body)
         self.advanced.toggled.connect(self._show_advanced)
         self._show_advanced(False)
+        base = field_values(self._base)
         for field in form_fields(config_type):
-            editor = _editor(field, getattr(self._base, field.name))
+            editor = _editor(field, base[field.name])
             editor.setToolTip(field.metadata["tooltip"])
             editor.setObjectName(f"field-{field.name}")
             label = QLabel(field.metadata["label"])
@@ -127,31 +139,33 @@ class ConfigForm(QWidget):
             editor.toggled.connect(self._on_edit)
         elif isinstance(editor, (QSpinBox, QDoubleSpinBox)):
             editor.valueChanged.connect(self._on_edit)
-        else:
+        elif isinstance(editor, QLineEdit):
             editor.textChanged.connect(self._on_edit)
 
-    def set_config(self, config: Any) -> None:
+    def set_config(self, config: C) -> None:
         """Show `config` in the editors (without emitting `changed` for each box)."""
         self._base = config
+        values = field_values(config)
         for name, editor in self.editors.items():
-            value = getattr(config, name)
-            editor.blockSignals(True)
+            value = values[name]
+            blocker = QSignalBlocker(editor)
             if isinstance(editor, QComboBox):
                 editor.setCurrentText(str(value))
             elif isinstance(editor, QCheckBox):
                 editor.setChecked(bool(value))
             elif isinstance(editor, (QSpinBox, QDoubleSpinBox)):
                 editor.setValue(value)
-            else:
+            elif isinstance(editor, QLineEdit):
                 editor.setText(f"{value:g}" if isinstance(value, float) else str(value))
-            editor.blockSignals(False)
+            blocker.unblock()
         self._show_problems(config)
 
-    def config(self) -> Any:
+    def config(self) -> C | None:
         """The config the editors describe, or None when a text box holds no valid number."""
-        values = {}
+        values: dict[str, Any] = {}
+        base = field_values(self._base)
         for field in form_fields(self.config_type):
-            editor, old = self.editors[field.name], getattr(self._base, field.name)
+            editor, old = self.editors[field.name], base[field.name]
             if isinstance(editor, QComboBox):
                 choice = field.metadata["choices"][editor.currentIndex()]
                 values[field.name] = choice
@@ -159,12 +173,12 @@ class ConfigForm(QWidget):
                 values[field.name] = editor.isChecked()
             elif isinstance(editor, (QSpinBox, QDoubleSpinBox)):
                 values[field.name] = editor.value()
-            elif isinstance(old, float):
+            elif isinstance(editor, QLineEdit) and isinstance(old, float):
                 try:
                     values[field.name] = float(editor.text())
                 except ValueError:
                     return None
-            else:
+            elif isinstance(editor, QLineEdit):
                 values[field.name] = editor.text()
         return dataclasses.replace(self._base, **values)
 
@@ -172,14 +186,14 @@ class ConfigForm(QWidget):
         config = self.config()
         if config is None:
             return ["A number box is empty or not a number."]
-        return config.problems() if hasattr(config, "problems") else []
+        return config.problems()
 
     def _on_edit(self, *_: Any) -> None:
         config = self.config()
         self._show_problems(config)
         self.changed.emit(config)
 
-    def _show_problems(self, config: Any) -> None:
+    def _show_problems(self, config: C | None) -> None:
         problems = self.problems() if config is not None else ["A number box is not a number."]
         self.problems_label.setText(" ".join(problems))
         self.problems_label.setVisible(bool(problems) and self.show_problems)

@@ -9,17 +9,23 @@ boxes reproduces them in the panel.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QFormLayout, QLabel, QSpinBox, QWidget
+
+from workbench.core.config.base import ModelConfig, TaskConfig
+
+if TYPE_CHECKING:
+    from workbench.core.corpus.dataset import TokenizedCorpus
 
 VOCAB_DEFAULT = 5000  # seed 002's vocabulary, also a language model's until a corpus is tokenized
 SIDE_VOCAB_DEFAULT = 64  # a source or target vocabulary, until a task's data is prepared
 
 
 def _spin(low: int, high: int, value: int, tooltip: str) -> QSpinBox:
-    box = QSpinBox(minimum=low, maximum=high, value=value, toolTip=tooltip)
+    box = QSpinBox(minimum=low, maximum=high, value=value)
+    box.setToolTip(tooltip)
     box.setGroupSeparatorShown(True)
     return box
 
@@ -51,29 +57,28 @@ class CountedSizes(QWidget):
     def for_task(self, labels: int) -> None:
         """Show the boxes for a task whose head has `labels` outputs by default (0: the head
         predicts the vocabulary, as masked-LM's, so there is no label box)."""
-        self.labels.blockSignals(True)
-        self.labels.setValue(max(labels, 1))
-        self.labels.blockSignals(False)
+        with QSignalBlocker(self.labels):
+            self.labels.setValue(max(labels, 1))
         self.labels.setVisible(labels > 0)
         self.labels_row.setVisible(labels > 0)
 
-    def counted(self, config: Any, task: Any) -> Any:
+    def counted(self, config: ModelConfig, task: TaskConfig) -> ModelConfig:
         """`config` with the vocabularies the counts assume where none is known yet; for an
         encoder task, the whole model the task trains: the encoder with the task's head, for
         the vocabulary and labels in these boxes."""
-        if hasattr(task, "model_for_counts"):
+        if task.encoder_head:
             encoder = dataclasses.replace(config, vocab_size=self.vocab.value())
-            return task.model_for_counts(encoder, self.labels.value())
-        if hasattr(config, "vocab_size"):
-            return dataclasses.replace(config, vocab_size=config.vocab_size or VOCAB_DEFAULT)
+            return task.model_for_counts(encoder, self.labels.value()) or encoder
+        sizes = config.vocab_sizes()
+        if "vocab_size" in sizes:
+            return dataclasses.replace(config, vocab_size=sizes["vocab_size"] or VOCAB_DEFAULT)
         return dataclasses.replace(config, **{
-            f.name: getattr(config, f.name) or SIDE_VOCAB_DEFAULT
-            for f in dataclasses.fields(config) if f.name.endswith("vocab_size")})
+            name: size or SIDE_VOCAB_DEFAULT for name, size in sizes.items()})
 
 
-def vocabulary_text(task_type: Any, tokens: Any) -> str:
+def vocabulary_text(task_type: type[TaskConfig], tokens: TokenizedCorpus | None) -> str:
     """Where a language model's or a sequence-to-sequence model's vocabulary comes from."""
-    if not getattr(task_type, "needs_corpus", True):
+    if not task_type.needs_corpus:
         return (f"Source and target vocabularies come from the task's data when training "
                 f"starts; the counts assume {SIDE_VOCAB_DEFAULT} tokens each until then.")
     if tokens is None:

@@ -10,28 +10,37 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
+from workbench.core.config.base import ModelConfig
 from workbench.core.config.models import MODEL_CONFIGS
+from workbench.core.config.summary import MatchedSize
+from workbench.core.events import JobStopped, failure_text
+
+if TYPE_CHECKING:
+    from workbench.qt.controller import WorkbenchController
 
 
 class MatchedSizeBox(QGroupBox):
     applied = Signal(object)  # the proposal to apply: .arch, .fields, .width
 
-    def __init__(self, controller, configs: Callable[[str], Any]) -> None:
+    def __init__(self, controller: WorkbenchController,
+                 configs: Callable[[str], tuple[ModelConfig, ModelConfig] | None]) -> None:
         super().__init__("Matched size (fair comparisons)")
         self.controller = controller
         self.configs = configs
-        self.proposal: Any = None
-        self.target = QComboBox(objectName="match-target")
+        self.proposal: MatchedSize | None = None
+        self.target = QComboBox()
+        self.target.setObjectName("match-target")
         self.button = QPushButton("Propose")
         self.button.clicked.connect(self.propose)
         self.result = QLabel("", wordWrap=True)
         self.result.setMinimumHeight(2 * self.fontMetrics().lineSpacing() + 6)
-        self.apply_button = QPushButton("Apply", enabled=False)
+        self.apply_button = QPushButton("Apply")
+        self.apply_button.setEnabled(False)
         self.apply_button.clicked.connect(self.apply)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("Match the parameter count of:"))
@@ -52,10 +61,10 @@ class MatchedSizeBox(QGroupBox):
         self.controller.run_query(spec, on_result=self._on_matched, on_error=self._on_failed,
                                   caller="architecture:matched-size")
 
-    def _on_failed(self, outcome: Any) -> None:
-        self.result.setText(f"No proposal: {getattr(outcome, 'message', '')}")
+    def _on_failed(self, outcome: JobStopped) -> None:
+        self.result.setText(f"No proposal: {failure_text(outcome)}")
 
-    def _on_matched(self, proposal: Any) -> None:
+    def _on_matched(self, proposal: MatchedSize) -> None:
         self.proposal = proposal
         labels = {f.name: f.metadata.get("label", f.name)
                   for f in dataclasses.fields(MODEL_CONFIGS[proposal.arch])}

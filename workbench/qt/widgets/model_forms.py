@@ -10,6 +10,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QSizePolicy, QStackedWidget
 
+from workbench.core.config.base import ModelConfig
 from workbench.core.config.models import architectures_for
 from workbench.core.config.tasks import TASK_CONFIGS
 from workbench.qt.widgets.config_form import ConfigForm
@@ -20,7 +21,7 @@ class ModelForms(QStackedWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        self.forms: dict[str, ConfigForm] = {}
+        self.forms: dict[str, ConfigForm[ModelConfig]] = {}
         for name in TASK_CONFIGS:
             for arch, config_type in architectures_for(name).items():
                 if arch in self.forms:
@@ -31,7 +32,7 @@ class ModelForms(QStackedWidget):
                 self.forms[arch] = form
                 self.addWidget(form)
 
-    def show_form(self, arch: str) -> ConfigForm:
+    def show_form(self, arch: str) -> ConfigForm[ModelConfig]:
         form = self.forms[arch]
         self.setCurrentWidget(form)
         for each in self.forms.values():  # the stack takes the height of the shown form only

@@ -8,8 +8,6 @@ in a narrow dock); the panel itself scrolls, so the diagram and card stay below 
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QHeaderView,
@@ -20,6 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.config.base import ModelConfig
+from workbench.core.config.seq2seq import RnnSeq2seqConfig, TransformerSeq2seqConfig
 from workbench.core.config.summary import ModelSummary, human_bytes, human_count
 from workbench.qt.widgets.architecture_cards import architecture_card
 from workbench.qt.widgets.block_diagram import BlockDiagram
@@ -97,16 +97,16 @@ class ModelSummaryView(QWidget):
         layout.addWidget(self.card)
         layout.addStretch(1)
 
-    def show_summary(self, summary: ModelSummary, config: Any) -> None:
+    def show_summary(self, summary: ModelSummary, config: ModelConfig | None) -> None:
         """`summary` of `config` (the config as counted: an encoder task's whole model)."""
         self.stats.setText(stats_html(summary))
         self.table.fill(summary)
         self.diagram.set_summary(summary)
-        if "seq2seq" in getattr(config, "tasks", ()):
+        if isinstance(config, (RnnSeq2seqConfig, TransformerSeq2seqConfig)):
             self.card.setText(seq2seq_card(config))
             return
-        if hasattr(config, "encoder_config"):  # an encoder with a head: the encoder's card
-            config = config.encoder_config()
+        if config is not None:  # an encoder with a head: the encoder's card
+            config = config.encoder_config() or config
         self.card.setText(architecture_card(summary, config))
 
     def set_stale(self, stale: bool) -> None:

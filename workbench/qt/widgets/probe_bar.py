@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.events import JobFailed, JobStopped
 from workbench.core.jobs import JobSpec
 from workbench.qt.widgets.checkpoint_open import ask_checkpoint_path, open_checkpoint
 from workbench.qt.widgets.snapshot_source import no_model_text
@@ -42,8 +43,8 @@ def model_key(snapshot: Any) -> tuple[str, str]:
     A new key means a new series: one model's snapshots must not run on into another's."""
     if snapshot is None:
         return ("", "")
-    config = getattr(snapshot, "model_config", {}) or {}
-    return (getattr(snapshot, "run_dir", "") or getattr(snapshot, "run_name", ""),
+    config = snapshot.model_config or {}
+    return (snapshot.run_dir or snapshot.run_name,
             f"{config.get('arch', '')}/{config.get('attention', '')}")
 
 
@@ -183,8 +184,9 @@ class ProbeBar(QWidget):
         self._show_source()
         self.result_ready.emit(result)
 
-    def _on_error(self, outcome: Any) -> None:
-        message = getattr(outcome, "message", "") or getattr(outcome, "reason", "failed")
+    def _on_error(self, outcome: JobStopped) -> None:
+        message = (outcome.message if isinstance(outcome, JobFailed) else outcome.reason
+                   ) or "failed"
         self._fail(f"Probe failed: {message}")  # a message box too when the user asked
 
     def _fail(self, message: str) -> None:

@@ -8,8 +8,7 @@ the chosen model; the Alignment panel shows the score's card beside the matrix.
 
 from __future__ import annotations
 
-from typing import Any
-
+from workbench.core.config.seq2seq import RnnSeq2seqConfig, TransformerSeq2seqConfig
 from workbench.qt.widgets.cell_equations import card_html
 
 _STYLE = "font-family: 'DejaVu Serif', serif; font-size: large;"
@@ -76,9 +75,9 @@ def score_card(attention: str) -> str:
     return f"<div style=\"{_STYLE}\"><b>{title}</b><br>{equation}</div>"
 
 
-def seq2seq_card(config: Any) -> str:
+def seq2seq_card(config: RnnSeq2seqConfig | TransformerSeq2seqConfig) -> str:
     """The card of an encoder-decoder model config (RNN or transformer)."""
-    if hasattr(config, "attention"):
+    if isinstance(config, RnnSeq2seqConfig):
         attends = config.attention != "none"
         frame = RNN_FRAME.format(
             feed="; h̃<sub>i−1</sub>]" if config.input_feeding and attends else "",

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.config.base import TaskConfig
 from workbench.core.config.fields import form_fields
 from workbench.core.config.tasks import DEFAULT_TASK, TASK_CONFIGS
 from workbench.qt.widgets.config_form import ConfigForm
@@ -37,7 +38,7 @@ class TaskPicker(QWidget):
         super().__init__(parent)
         self.combo = QComboBox(objectName="task-picker")
         self.combo.setToolTip("What the model learns to do: its data, its loss, its metrics.")
-        self.forms: dict[str, ConfigForm] = {}
+        self.forms: dict[str, ConfigForm[TaskConfig]] = {}
         self.stack = QStackedWidget()
         for name, config_type in TASK_CONFIGS.items():
             self.combo.addItem(config_type.title, name)
@@ -65,11 +66,11 @@ class TaskPicker(QWidget):
     def name(self) -> str:
         return self.combo.currentData() or DEFAULT_TASK
 
-    def config(self) -> Any:
+    def config(self) -> TaskConfig | None:
         config = self.forms[self.name].config()
         return None if config is None or config.problems() else config
 
-    def set_config(self, config: Any) -> None:
+    def set_config(self, config: TaskConfig | None) -> None:
         """Show `config` (a recipe's or a run's task) without emitting for each box."""
         config = config if config is not None else TASK_CONFIGS[DEFAULT_TASK]()
         self.forms[config.name].set_config(config)
@@ -82,7 +83,7 @@ class TaskPicker(QWidget):
             self.stack.widget(i).setVisible(i == index)
         self.stack.setFixedHeight(form.sizeHint().height())
         config_type = form.config_type
-        self.note.setVisible(bool(getattr(config_type, "needs_corpus", False)))
+        self.note.setVisible(config_type.needs_corpus)
         self.browse.setVisible(any(f.name == "path" for f in form_fields(config_type)))
         if emit:
             self._emit()

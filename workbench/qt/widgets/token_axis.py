@@ -22,6 +22,7 @@ class TokenAxis(pg.AxisItem):
 
     def __init__(self, orientation: str, **kwargs) -> None:
         super().__init__(orientation, **kwargs)
+        self._font: QFont | None = None  # the tick labels' font, chosen at each layout
         self.upright = False  # bottom labels drawn turned 90° (they are wider than a cell)
         self.label_px = 0.0  # the label text size chosen at the last layout
 
@@ -120,7 +121,7 @@ class TokenAxis(pg.AxisItem):
         self._updateMaxTextSize(int(need) + 2)
 
     def drawPicture(self, p, axisSpec, tickSpecs, textSpecs):  # noqa: N802 - override
-        if not getattr(self, "_font", None):
+        if self._font is None:
             return super().drawPicture(p, axisSpec, tickSpecs, textSpecs)
         super().drawPicture(p, axisSpec, tickSpecs, [])
         p.setFont(self._font)

@@ -37,6 +37,7 @@ from workbench.core.config.tokenizer import TokenizerConfig
 from workbench.core.corpus import limits
 from workbench.core.corpus.encodings import ENCODING_CHOICES
 from workbench.core.corpus.loading import DEFAULT_GLOB, DOCUMENT_SEPARATOR, Corpus
+from workbench.core.events import JobStopped, failure_text
 from workbench.core.resources import default_corpus_path, full_corpus_path, resource_path
 from workbench.qt.panel import Panel
 from workbench.qt.panels.corpus.cleaning_bar import CleaningBar
@@ -262,8 +263,8 @@ class CorpusPanel(Panel):
         self.tokenize(config)
 
     def tokenize(self, config) -> bool:
-        backend = getattr(self.controller.backend, "corpus", None)
-        if self.corpus is None or not hasattr(backend, "tokenize_job"):
+        backend = self.controller.backend.corpus
+        if self.corpus is None:
             return False
         if config is None or config.problems():
             self.tokenizer_view.result.setText("Not tokenized: fix the tokenizer settings.")
@@ -273,8 +274,8 @@ class CorpusPanel(Panel):
                                        on_result=self.controller.set_tokens,
                                        on_error=self._tokenize_failed)
 
-    def _tokenize_failed(self, outcome) -> None:
-        why = getattr(outcome, "message", "") or "cancelled"
+    def _tokenize_failed(self, outcome: JobStopped) -> None:
+        why = failure_text(outcome) or "cancelled"
         self.tokenizer_view.result.setText(f"Not tokenized: {why}")
 
     def show_tokens(self, tokens) -> None:

@@ -142,7 +142,7 @@ class TokenizerView(QWidget):
             self.held_out.show_split("documents", [], False)
             return
         self._fill_vocabulary(tokens)
-        plan = getattr(tokens, "held_out", None)
+        plan = tokens.held_out
         self.held_out.show_split(plan.kind if plan is not None else "stripes",
                                  tokens.held_out_rows(), any(self.chosen), tokens.stripes())
         sizes = tokens.split_sizes()

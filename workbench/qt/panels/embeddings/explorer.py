@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.api import Answer
+from workbench.core.events import failure_text
 from workbench.core.jobs import JobSpec, UserFacingError
 from workbench.qt.widgets.plot_export import export_csv
 
@@ -169,7 +170,7 @@ class Explorer(QWidget):
                                          caller=f"explorer:{name}")
 
     def _failed(self, outcome) -> None:
-        self.message.setText(getattr(outcome, "message", "") or "The question was cancelled.")
+        self.message.setText(failure_text(outcome) or "The question was cancelled.")
 
     def find_neighbours(self) -> bool:
         words = self.word.text().replace(",", " ").split()

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.events import failure_text
 from workbench.core.jobs import UserFacingError
 from workbench.qt.widgets.boxes import readable
 from workbench.qt.widgets.plot_export import PlotExportBar
@@ -132,7 +133,7 @@ class MapView(QWidget):
                                          caller="map:axes")
 
     def _failed(self, outcome) -> None:
-        self.status.setText(getattr(outcome, "message", "") or "Cancelled.")
+        self.status.setText(failure_text(outcome) or "Cancelled.")
 
     def show_coords(self, coords: np.ndarray, title: str) -> None:
         """Draw the map: one scatter item per frequency band, labels for the commonest words."""

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.config.embeddings import EmbeddingConfig
-from workbench.core.events import EpochEnded
+from workbench.core.events import EpochEnded, JobFailed, JobStopped, failure_text
 from workbench.core.jobs import UserFacingError, user_message
 from workbench.core.resources import resource_path
 from workbench.qt.panel import Panel
@@ -236,9 +236,9 @@ class EmbeddingsPanel(Panel):
         def done(written: list[str]) -> None:
             self.status.setText("Exported " + ", ".join(Path(p).name for p in written))
 
-        def failed(outcome) -> None:
-            self.controller.report_error(f"Could not export to {path}: "
-                                         f"{getattr(outcome, 'message', 'cancelled')}")
+        def failed(outcome: JobStopped) -> None:
+            why = outcome.message if isinstance(outcome, JobFailed) else "cancelled"
+            self.controller.report_error(f"Could not export to {path}: {why}")
         self.status.setText(f"Exporting to {path}…")
         return self.controller.run_query(spec, on_result=done, on_error=failed)
 
@@ -247,7 +247,7 @@ class EmbeddingsPanel(Panel):
     @Slot(object)
     def _on_tokens_changed(self, _tokens) -> None:
         """Rows were chosen for the old vocabulary: they would land on the wrong tokens."""
-        if getattr(self.controller, "embedding_init", None) is not None:
+        if self.controller.embedding_init is not None:
             self.controller.embedding_init = None
             self.bridge_report.setPlainText(
                 "The tokenizer changed, so the chosen vectors no longer match its vocabulary. "
@@ -269,7 +269,7 @@ class EmbeddingsPanel(Panel):
         return self.controller.run_query(
             spec, on_result=lambda init: self._use_init(init, tokens),
             on_error=lambda outcome: self.bridge_report.setPlainText(
-                getattr(outcome, "message", "") or "Cancelled."), caller="embeddings:bridge")
+                failure_text(outcome) or "Cancelled."), caller="embeddings:bridge")
 
     def _use_init(self, init, tokens) -> None:
         if tokens is not self.controller.tokens:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -75,9 +75,9 @@ class CurvesView(RunDrawing, QWidget):
         self.task_tabs.chosen.connect(self._task_chosen)
         self._zoom_redraw = QTimer(self, singleShot=True, interval=50)
         self._zoom_redraw.timeout.connect(self.redraw)
-        self._build_plots(plot_specs([DEFAULT_TASK]))
         self.follow = QCheckBox("Follow")
         self.follow.setChecked(True)
+        self._build_plots(plot_specs([DEFAULT_TASK]))
         self.follow.setToolTip("Keep every curve in view as points arrive. Panning or zooming a "
                                "plot turns this off; tick it to fit the curves again.")
         self.x_axis = QComboBox()
@@ -173,7 +173,7 @@ class CurvesView(RunDrawing, QWidget):
                 plot.setXLink(self.plots["loss"])
             self.plots[spec.key] = plot
         self.rollbacks = RollbackMarks(self.plots)
-        following = getattr(self, "follow", None) is None or self.follow.isChecked()
+        following = self.follow.isChecked()
         self.follower = RangeFollower([self.plots[s.key] for s in specs if s.result is None],
                                       on_manual=self._stopped_following)
         self.follower.following = following
@@ -216,9 +216,8 @@ class CurvesView(RunDrawing, QWidget):
         self.redraw()
 
     def _stopped_following(self) -> None:
-        self.follow.blockSignals(True)
-        self.follow.setChecked(False)
-        self.follow.blockSignals(False)
+        with QSignalBlocker(self.follow):
+            self.follow.setChecked(False)
         self._view_moved()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)

@@ -159,7 +159,7 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
                       if changed else f"Recipe <b>{self.recipe.name}</b>")
             text = f"{origin}: {model.title} on {source}"
         elif task is not None and not task.needs_corpus:
-            data = task.data_summary() if hasattr(task, "data_summary") else ""
+            data = task.data_summary()
             text = f"<b>{model.title}</b>{chosen}: {task.title}" + (f", {data}" if data else "")
         elif tokens is None:
             text = "Load and tokenize a corpus first (Corpus panel), or open a recipe."
@@ -194,8 +194,8 @@ class TrainingPanel(FollowActions, RunListActions, RecipeActions, Panel):
             else:
                 model = self.model_config()
                 spec = training.train_job(self.controller.corpus, self.controller.tokens,
-                                          model, config, embedding_init=getattr(
-                                              self.controller, "embedding_init", None),
+                                          model, config,
+                                          embedding_init=self.controller.embedding_init,
                                           task=self.controller.task_config)
                 name = spec.title.removeprefix("Training ")
         except UserFacingError as exc:

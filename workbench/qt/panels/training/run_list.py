@@ -3,7 +3,7 @@ and a context menu (resume, open folder, colour, remove from the view)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QSignalBlocker, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QDesktopServices, QIcon, QPixmap
 from PySide6.QtWidgets import QColorDialog, QListWidget, QListWidgetItem, QMenu, QWidget
 
@@ -82,27 +82,25 @@ class RunList(QListWidget):
     def set_colour(self, key: str, colour: str) -> None:
         item = self.item_for(key)
         if item is not None:
-            self.blockSignals(True)
-            item.setIcon(swatch(colour))
-            item.setData(COLOUR_ROLE, colour)
-            self.blockSignals(False)
+            with QSignalBlocker(self):
+                item.setIcon(swatch(colour))
+                item.setData(COLOUR_ROLE, colour)
 
     def add_run(self, key: str, name: str, colour: str, visible: bool = True,
                 resumable: bool = False) -> None:
-        self.blockSignals(True)
-        item = self.item_for(key) or QListWidgetItem()
-        item.setText(name)
-        item.setIcon(swatch(colour))
-        item.setData(COLOUR_ROLE, colour)
-        item.setData(KEY_ROLE, key)
-        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable
-                      | Qt.ItemFlag.ItemIsEditable)
-        item.setCheckState(Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked)
-        item.setToolTip(key + ("\n(resumable from its latest checkpoint)" if resumable else ""))
-        if self.item_for(key) is None:
-            self.addItem(item)
-        self._names[key] = name
-        self.blockSignals(False)
+        with QSignalBlocker(self):
+            item = self.item_for(key) or QListWidgetItem()
+            item.setText(name)
+            item.setIcon(swatch(colour))
+            item.setData(COLOUR_ROLE, colour)
+            item.setData(KEY_ROLE, key)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable
+                          | Qt.ItemFlag.ItemIsEditable)
+            item.setCheckState(Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked)
+            item.setToolTip(key + ("\n(resumable from its latest checkpoint)" if resumable else ""))
+            if self.item_for(key) is None:
+                self.addItem(item)
+            self._names[key] = name
         self.setCurrentItem(item)
 
     def rekey(self, old: str, new: str) -> None:
@@ -138,17 +136,15 @@ class RunList(QListWidget):
         """Show a name the run itself gives (not a rename by the user: nothing is saved)."""
         item = self.item_for(key)
         if item is not None:
-            self.blockSignals(True)
-            item.setText(name)
-            self._names[key] = name
-            self.blockSignals(False)
+            with QSignalBlocker(self):
+                item.setText(name)
+                self._names[key] = name
 
     def set_checked(self, key: str, checked: bool) -> None:
         item = self.item_for(key)
         if item is not None:
-            self.blockSignals(True)
-            item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
-            self.blockSignals(False)
+            with QSignalBlocker(self):
+                item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
 
     def select(self, key: str) -> None:
         item = self.item_for(key)

@@ -6,7 +6,7 @@ how many ticked runs it has; the bar hides itself while all shown runs are of on
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QTabBar, QWidget
 
 from workbench.core.config.tasks import DEFAULT_TASK, TASK_CONFIGS
@@ -14,7 +14,7 @@ from workbench.core.config.tasks import DEFAULT_TASK, TASK_CONFIGS
 
 def task_title(name: str) -> str:
     config = TASK_CONFIGS.get(name)
-    return getattr(config, "title", "") or name.replace("_", " ").capitalize()
+    return (config.title if config else "") or name.replace("_", " ").capitalize()
 
 
 class TaskTabs(QTabBar):
@@ -37,19 +37,18 @@ class TaskTabs(QTabBar):
         tasks = list(counts)
         if tasks and self.task not in tasks:
             self.task = tasks[0]
-        self.blockSignals(True)
-        if tasks != self.tasks:
-            while self.count():
-                self.removeTab(0)
-            for name in tasks:
-                self.addTab(task_title(name))
-            self.tasks = tasks
-        for index, name in enumerate(tasks):
-            runs = counts[name]
-            self.setTabText(index, f"{task_title(name)} ({runs} run{'s' if runs > 1 else ''})")
-        if self.task in tasks:
-            self.setCurrentIndex(tasks.index(self.task))
-        self.blockSignals(False)
+        with QSignalBlocker(self):
+            if tasks != self.tasks:
+                while self.count():
+                    self.removeTab(0)
+                for name in tasks:
+                    self.addTab(task_title(name))
+                self.tasks = tasks
+            for index, name in enumerate(tasks):
+                runs = counts[name]
+                self.setTabText(index, f"{task_title(name)} ({runs} run{'s' if runs > 1 else ''})")
+            if self.task in tasks:
+                self.setCurrentIndex(tasks.index(self.task))
         self.setVisible(len(tasks) > 1)
         return self.task
 
