@@ -141,3 +141,18 @@ def test_word2vec_window_kind_is_offered_and_reaches_gensim():
     fixed = dataclasses.replace(EmbeddingConfig(), window_kind="fixed", window=3)
     assert build_model(fixed).shrink_windows is False
     assert window_text(fixed) == "fixed window of 3 words each side"
+
+
+def test_encoder_decoder_and_masked_lm_cards_write_what_the_models_compute():
+    from workbench.core.config.seq2seq import TransformerSeq2seqConfig
+    from workbench.qt.widgets.seq2seq_cards import seq2seq_card
+
+    pre = seq2seq_card(TransformerSeq2seqConfig(positional="sinusoidal", norm_placement="pre"))
+    assert "√d·E<sub>src</sub>" in pre and "√d·E<sub>tgt</sub>" in pre  # the embedding scale
+    assert "LayerNorm(Y) after the last block" in pre  # the final norm of a pre-LN decoder
+    assert "+ b<sub>O</sub>)" in pre  # the output layer's bias
+    post = seq2seq_card(TransformerSeq2seqConfig(positional="learned", norm_placement="post"))
+    assert "√d·" not in post and "after the last block" not in post
+    assert "Sinusoidal positional encoding" not in post  # learned positions: no sinusoid card
+    head = architecture_cards.HEAD_FRAMES["masked_lm"]
+    assert "LayerNorm(GELU(W h<sub>t</sub> + b))" in head and "E<sup>T</sup>" in head

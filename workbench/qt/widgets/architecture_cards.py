@@ -82,9 +82,12 @@ HEAD_FRAMES = {
         "<b>Sequence labelling</b> (SLP3 sec. 9.4.1)<br>ŷ<sub>t</sub> = softmax(W h<sub>t</sub> "
         "+ b) &nbsp;a tag distribution per token (a word's first piece), one loss per word"),
     "masked_lm": (
-        "<b>Masked language model</b> (BERT; Devlin et al. 2019)<br>ŷ<sub>t</sub> = softmax(W "
-        "h<sub>t</sub> + b) over the vocabulary at the chosen positions (the task's Chosen "
-        "share: BERT's 15%; of those 80% [MASK], 10% random, 10% kept), the loss on those only"),
+        "<b>Masked language model</b> (BERT; Devlin et al. 2019)<br>x<sub>t</sub> = "
+        "LayerNorm(GELU(W h<sub>t</sub> + b)) &nbsp;the head's transform<br>ŷ<sub>t</sub> = "
+        "softmax(x<sub>t</sub> E<sup>T</sup> + b<sub>V</sub>) over the vocabulary, E the input "
+        "embedding (tied, as BERT; untied: a matrix of its own), at the chosen positions (the "
+        "task's Chosen share: BERT's 15%; of those 80% [MASK], 10% random, 10% kept), the loss "
+        "on those only"),
 }
 
 

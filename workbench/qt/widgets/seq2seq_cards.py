@@ -59,15 +59,23 @@ QUERY_NOTE = ("<small>The score reads the current state s<sub>i</sub>, as Luong 
 
 TRANSFORMER = """
 <b>Transformer encoder-decoder</b> (Vaswani et al. 2017, {norm})<br>
+X = {scale}E<sub>src</sub>[x] + P &nbsp;the source tokens' embeddings with positions<br>
 X := LayerNorm(X + MultiHead(X W<sub>Q</sub>, X W<sub>K</sub>, X W<sub>V</sub>)) &nbsp;encoder,
 no mask<br>
 X := LayerNorm(X + FFN(X))<br>
+Y = {scale}E<sub>tgt</sub>[&lt;bos&gt; y<sub>1</sub> … y<sub>m−1</sub>] + P: the output
+shifted right<br>
 Y := LayerNorm(Y + MaskedMultiHead(Y W<sub>Q</sub>, Y W<sub>K</sub>, Y W<sub>V</sub>))<br>
 Y := LayerNorm(Y + MultiHead(Y W<sub>Q</sub>, X W<sub>K</sub>, X W<sub>V</sub>))
 &nbsp;cross-attention: keys and values from the encoder<br>
-Y := LayerNorm(Y + FFN(Y)); &nbsp;proba = softmax(Y W<sub>O</sub>)<br>
-Y = [&lt;bos&gt; y<sub>1</sub> … y<sub>m</sub>] + P: the output shifted right<br>
+Y := LayerNorm(Y + FFN(Y)){final}<br>
+proba = softmax(Y W<sub>O</sub> + b<sub>O</sub>)<br>
 """
+# Why the scale: with sinusoidal positions the embeddings are multiplied by √d (Vaswani et al.
+# 2017, sec. 3.4) so the positions do not drown them; learned positions start at the scale of
+# the embeddings (core/models/transformer.py, TokenPositions).
+SCALE = {True: "√d·", False: ""}
+FINAL_NORM = "; &nbsp;Y := LayerNorm(Y) after the last block (pre-LN)"
 
 
 def score_card(attention: str) -> str:
@@ -91,5 +99,10 @@ def seq2seq_card(config: RnnSeq2seqConfig | TransformerSeq2seqConfig) -> str:
         return "<hr>".join(parts)
     norm = "post-LN, as the paper writes it" if config.norm_placement == "post" else (
         "drawn post-LN; this model is pre-LN: X := X + Sublayer(LayerNorm(X))")
-    return "<hr>".join([f"<div style=\"{_STYLE}\">{TRANSFORMER.format(norm=norm)}</div>",
-                        card_html("attention"), card_html("positional")])
+    text = TRANSFORMER.format(norm=norm, scale=SCALE[config.positional == "sinusoidal"],
+                              final=FINAL_NORM if config.norm_placement == "pre" else "")
+    return "<hr>".join([f"<div style=\"{_STYLE}\">{text}</div>",
+                        card_html("attention")]
+                       # the sinusoid's card only where the model adds one
+                       + ([card_html("positional")] if config.positional == "sinusoidal"
+                          else []))
