@@ -330,14 +330,25 @@ class BpeTokenizer(Tokenizer):
 
 
 def tokenizer_from_dict(d: dict) -> Tokenizer:
-    kind = d.get("kind")
+    """The tokenizer a table describes; `UserFacingError` naming what is wrong with a damaged
+    or edited one (tokenizer_tables.py), never a raw KeyError or TypeError."""
+    from workbench.core.corpus.tokenizer_tables import table_problem
+
+    problem = table_problem(d)
+    if problem is not None:
+        raise UserFacingError(f"This model's tokenizer cannot be used: {problem}. The file "
+                              "was damaged or edited; use another checkpoint.")
+    kind = d["kind"]
     if kind == "char":
         tokenizer: Tokenizer = CharTokenizer(list(d["symbols"]))
     elif kind == "word":
-        tokenizer = WordTokenizer(list(d["symbols"]), d["pattern"], bool(d["lowercase"]))
-    elif kind == "bpe":
-        tokenizer = BpeTokenizer.from_json(d["tokenizer_json"])
+        tokenizer = WordTokenizer(list(d["symbols"]), d["pattern"], d.get("lowercase", False))
     else:
-        raise ValueError(f"Unknown tokenizer kind {kind!r}; expected 'char', 'word' or 'bpe'.")
-    tokenizer.boundaries = str(d.get("boundaries", "none"))
+        try:  # the library raises a bare Exception for JSON it cannot read
+            tokenizer = BpeTokenizer.from_json(d["tokenizer_json"])
+        except Exception as exc:  # noqa: BLE001 - any failure here is a damaged table
+            raise UserFacingError(f"This model's tokenizer cannot be used: its BPE JSON "
+                                  f"cannot be read ({exc}). The file was damaged or edited; "
+                                  "use another checkpoint.") from None
+    tokenizer.boundaries = d.get("boundaries", "none")
     return tokenizer
