@@ -23,7 +23,7 @@ from workbench.core.corpus.tokenizers import (
     tokenizer_from_dict,
 )
 from workbench.core.events import JobFailed, JobFinished, Progress
-from workbench.core.jobs import JobControl, drive
+from workbench.core.jobs import JobControl, UserFacingError, drive
 
 SAMPLE = "To be, or not to be: that is the question.\nWhether 'tis nobler in the mind\n" * 5
 
@@ -100,7 +100,7 @@ def test_every_tokenizer_survives_a_json_round_trip(bpe):
         again = tokenizer_from_dict(data)
         assert again.kind == tok.kind and again.vocab_size == tok.vocab_size
         assert again.encode(SAMPLE) == tok.encode(SAMPLE)
-    with pytest.raises(ValueError, match="Unknown tokenizer kind"):
+    with pytest.raises(UserFacingError, match="tokenizer kind is 'morse'"):
         tokenizer_from_dict({"kind": "morse"})
 
 

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from workbench.app.cli_failures import failure_text
+from workbench.app.cli_types import finite_float
 from workbench.core.config.generation import STRATEGIES, GenerationConfig
 from workbench.core.events import JobFailed, JobFinished
 from workbench.core.jobs import JobControl, UserFacingError, drive
@@ -30,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tokens", type=int, default=200, metavar="N",
                         help="new tokens to write (default 200)")
     parser.add_argument("--strategy", choices=STRATEGIES, default=GenerationConfig.strategy)
-    parser.add_argument("--temperature", type=float, default=GenerationConfig.temperature)
+    parser.add_argument("--temperature", type=finite_float,
+                        default=GenerationConfig.temperature)
     parser.add_argument("--seed", type=int, default=GenerationConfig.seed)
     return parser
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from workbench import __version__
+from workbench.app.cli_types import finite_float
 
 SCREENSHOT_TIMEOUT_S = 120
 SCREENSHOT_QUIET_S = 1.5  # longer than a panel's own delay before it queries (architecture: 0.5 s)
@@ -39,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--perspective", metavar="NAME",
                         help="start in this perspective (Data, Embeddings, 'Model & training', "
                         "Inspect, Generate, 'All panels')")
-    parser.add_argument("--zoom", type=float, metavar="F",
+    parser.add_argument("--zoom", type=finite_float, metavar="F",
                         help="text and plot scale (1 = normal; presentation mode is 1.6)")
     parser.add_argument("--list-panels", action="store_true", help="print the panel names")
     parser.add_argument("--follow", metavar="RUN_DIR", action="append",

@@ -21,6 +21,7 @@ from pathlib import Path
 from workbench.app.cli_failures import failure_text
 from workbench.core.config.embeddings import EmbeddingConfig
 from workbench.core.events import EpochEnded, JobFailed, JobFinished, Notice, Progress
+from workbench.core.files.destination import write_kept
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError, drive
 
 SHOWN_METRICS = ("loss", "analogy_accuracy", "wordsim353", "simlex999")
@@ -56,29 +57,46 @@ def main(argv: list[str] | None = None) -> int:
         from workbench.core.embeddings.interchange import save_vectors
         from workbench.core.embeddings.maps import unavailable_methods
         from workbench.core.embeddings.training import train_embeddings_job
+        from workbench.core.files.destination import check_destination
 
         if args.map in unavailable_methods():  # say so before minutes of training
             raise UserFacingError(unavailable_methods()[args.map])
 
         corpus = load_corpus(args.corpus)
-        out = Path(args.out or f"{corpus.name}.vectors.txt").expanduser()
+        # where the results go is checked before minutes of training (destination.py)
+        out = check_destination(Path(args.out or f"{corpus.name}.vectors.txt"), "vectors")
+        map_out = check_destination(Path(args.map_out or out.with_suffix(".map.csv")),
+                                    "map") if args.map else None
         vectors = _run(train_embeddings_job(corpus.text, config, corpus.name))
-        save_vectors(vectors, out, "word2vec-text")
-        print(out)
-        if args.map:
-            from workbench.core.embeddings.maps import map_job
-
-            coords = _run(map_job(vectors, args.map))
-            map_out = Path(args.map_out or out.with_suffix(".map.csv")).expanduser()
-            _write_map(map_out, vectors.words, coords)
-            print(map_out)
     except UserFacingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except JobFailedError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    return 0
+    try:  # trained: from here on a failed write keeps the result elsewhere and says where
+        out, note = write_kept(lambda target: save_vectors(vectors, target, "word2vec-text"),
+                               out, "vectors")
+        _say(note)
+        print(out)
+        if map_out is not None:
+            from workbench.core.embeddings.maps import map_job
+
+            coords = _run(map_job(vectors, args.map))
+            map_out, map_note = write_kept(
+                lambda target: _write_map(target, vectors.words, coords), map_out, "map")
+            _say(map_note)
+            note = note or map_note
+            print(map_out)
+    except (UserFacingError, JobFailedError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 1 if note else 0
+
+
+def _say(note: str) -> None:
+    if note:
+        print(f"error: {note}", file=sys.stderr)
 
 
 def _run(spec: JobSpec):

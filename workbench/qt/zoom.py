@@ -294,4 +294,6 @@ def set_larger(widget: QWidget, scale: float, bold: bool | None = None) -> None:
 
 
 def _clamp(factor: float) -> float:
+    if not math.isfinite(factor):  # nan passes min and max unchanged (and was stored)
+        return 1.0
     return min(max(factor, STEPS[0]), STEPS[-1])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 
@@ -42,7 +43,9 @@ def range_problems(config: Any) -> list[str]:
         if meta["choices"] is not None and value not in meta["choices"]:
             options = ", ".join(map(str, meta["choices"]))
             problems.append(f"{meta['label']} must be one of {options}.")
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, float) and math.isnan(value):  # fails every comparison below
+            problems.append(f"{meta['label']} must be a number (got nan).")
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
             if meta["min"] is not None and value < meta["min"]:
                 problems.append(f"{meta['label']} must be at least {meta['min']} (got {value}).")
             if meta["max"] is not None and value > meta["max"]:

@@ -94,10 +94,25 @@ class TokenizerConfig:
             import regex  # the engine the word tokenizer runs it in (with a time limit)
 
             try:
-                regex.compile(self.word_pattern)
+                compiled = regex.compile(self.word_pattern)
             except (regex.error, TypeError) as exc:
                 problems.append(f"Word pattern is not a valid regular expression: {exc}.")
+            else:
+                problems.extend(_pattern_problems(compiled))
         return problems
+
+
+def _pattern_problems(compiled) -> list[str]:
+    """A word pattern that can match nothing (empty, or all optional like 'a*') made every
+    position of the text an empty word; one with several groups gave tuples, not words."""
+    if compiled.fullmatch("") is not None:
+        return ["Word pattern matches an empty word (it is empty, or all of it is optional, "
+                "like 'a*'): give a pattern that matches at least one character, or use the "
+                "default."]
+    if compiled.groups > 1:
+        return [f"Word pattern has {compiled.groups} capturing groups; a word is one match: "
+                "group with (?:...) instead of (...)."]
+    return []
 
 
 def tokenizer_config_to_dict(config: TokenizerConfig) -> dict:

@@ -44,12 +44,23 @@ def normalize_encoding(name: str | None) -> str | None:
     if name is None or name.strip().lower() in ("", AUTO):
         return None
     try:
-        return codecs.lookup(name.strip()).name
+        codec = codecs.lookup(name.strip()).name
     except LookupError:
         raise ValueError(
             f"Unknown encoding '{name}'. Choose one from the list (for example utf-8, "
             "latin-1 or cp1252) or 'auto' to detect it."
         ) from None
+    try:  # bytes.decode takes text encodings only: base64, rot13, zlib, uu, hex, bz2 are not
+        b"a".decode(codec)  # (empty bytes skip the check)
+    except LookupError:
+        raise ValueError(
+            f"'{name}' is not a text encoding: it transforms data (as base64, zlib, uu, hex "
+            "and rot13 do) rather than turning bytes into characters. Choose a text encoding "
+            "such as utf-8, latin-1 or cp1252, or 'auto' to detect it."
+        ) from None
+    except (UnicodeError, ValueError):
+        pass  # a text encoding that cannot decode this one byte (utf-16, idna)
+    return codec
 
 
 def is_wide(encoding: str | None) -> bool:

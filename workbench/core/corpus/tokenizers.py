@@ -28,6 +28,19 @@ SPECIAL_TOKENS = ("<pad>", "<unk>", "<bos>", "<eos>")
 SPECIAL_IDS = frozenset((PAD, UNK, BOS, EOS))
 
 
+def not_text_error(text: str) -> UserFacingError:
+    """The message for text holding a lone surrogate (half of a UTF-16 pair, which a
+    terminal's undecodable bytes or a pasted fragment can give): it is no character, and
+    neither UTF-8 nor the tokenizers can hold it."""
+    where = next((i for i, c in enumerate(text) if "\ud800" <= c <= "\udfff"), None)
+    if where is None:
+        return UserFacingError("The text cannot be read as Unicode characters. Retype it.")
+    return UserFacingError(
+        f"The text holds U+{ord(text[where]):04X} at character {where + 1}: half of a "
+        "character pair (a lone surrogate, often bytes a terminal could not decode), not a "
+        "character. Remove it or retype the text.")
+
+
 class Tokenizer(ABC):
     kind: str = ""
     # "none" | "lines" | "sentences": how the corpus was cut into <bos> ... <eos> units when
@@ -65,6 +78,10 @@ class Tokenizer(ABC):
     def encode_prompt(self, text: str) -> list[int]:
         """The ids a model reads for a prompt or probe: `encode(text)`, after <bos> when the
         model was trained with text boundaries (it saw <bos> before every line or sentence)."""
+        try:  # what the console prints back must be text too (any tokenizer's prompt)
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise not_text_error(text) from None
         ids = self.encode(text) if text else []
         return [BOS, *ids] if self.boundaries != "none" else ids
 
@@ -131,7 +148,11 @@ class CharTokenizer(_TableTokenizer):
         return cls(_vocabulary(counts, min_count))
 
     def encode_array(self, text: str) -> np.ndarray:
-        points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+        try:
+            data = text.encode("utf-32-le")
+        except UnicodeEncodeError:
+            raise not_text_error(text) from None
+        points = np.frombuffer(data, dtype=np.uint32).astype(np.int64)
         if len(self._points) == 0:
             return np.full(len(points), UNK, dtype=np.int64)
         where = np.searchsorted(self._points, points)
@@ -192,8 +213,10 @@ class WordTokenizer(_TableTokenizer):
         Cancel can stop a regular expression midway."""
         limit = PATTERN_SECONDS + PATTERN_SECONDS_PER_CHAR * len(text)
         try:  # concurrent: the match releases the interpreter, so the window keeps drawing
-            return self._regex.findall(text.lower() if self.lowercase else text,
-                                       timeout=limit, concurrent=True)
+            found = self._regex.findall(text.lower() if self.lowercase else text,
+                                        timeout=limit, concurrent=True)
+            # a zero-width match (a lookahead alone) is no word: never a token of nothing
+            return [word for word in found if word]
         except TimeoutError:
             raise UserFacingError(
                 f"The word pattern {self.pattern!r} took over {limit:.0f} s of processor time "
@@ -206,8 +229,13 @@ class WordTokenizer(_TableTokenizer):
               min_count: int = 1, limit: int = 0) -> WordTokenizer:
         probe = cls([], pattern, lowercase)
         counts: Counter = Counter()
+        read = 0
         for chunk in [text] if isinstance(text, str) else text:
             counts.update(probe.words(chunk))
+            read += len(chunk.strip())
+        if read and not counts:
+            raise UserFacingError(f"The word pattern {pattern!r} finds no word in this text. "
+                                  "Give a pattern that matches words, or use the default.")
         return cls(_vocabulary(counts, min_count, limit), pattern, lowercase)
 
     def encode(self, text: str) -> list[int]:
@@ -302,10 +330,16 @@ class BpeTokenizer(Tokenizer):
         return self._backend.get_vocab_size()
 
     def encode(self, text: str) -> list[int]:
-        return self._backend.encode(text).ids
+        try:
+            return self._backend.encode(text).ids
+        except TypeError:  # the library's word for a string it cannot pass as UTF-8
+            raise not_text_error(text) from None
 
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
-        return [e.ids for e in self._backend.encode_batch(texts)]
+        try:
+            return [e.ids for e in self._backend.encode_batch(texts)]
+        except TypeError:
+            raise not_text_error("".join(texts)) from None
 
     def decode(self, ids: Iterable[int]) -> str:
         return self._backend.decode([int(i) for i in ids], skip_special_tokens=True)
@@ -330,14 +364,25 @@ class BpeTokenizer(Tokenizer):
 
 
 def tokenizer_from_dict(d: dict) -> Tokenizer:
-    kind = d.get("kind")
+    """The tokenizer a table describes; `UserFacingError` naming what is wrong with a damaged
+    or edited one (tokenizer_tables.py), never a raw KeyError or TypeError."""
+    from workbench.core.corpus.tokenizer_tables import table_problem
+
+    problem = table_problem(d)
+    if problem is not None:
+        raise UserFacingError(f"This model's tokenizer cannot be used: {problem}. The file "
+                              "was damaged or edited; use another checkpoint.")
+    kind = d["kind"]
     if kind == "char":
         tokenizer: Tokenizer = CharTokenizer(list(d["symbols"]))
     elif kind == "word":
-        tokenizer = WordTokenizer(list(d["symbols"]), d["pattern"], bool(d["lowercase"]))
-    elif kind == "bpe":
-        tokenizer = BpeTokenizer.from_json(d["tokenizer_json"])
+        tokenizer = WordTokenizer(list(d["symbols"]), d["pattern"], d.get("lowercase", False))
     else:
-        raise ValueError(f"Unknown tokenizer kind {kind!r}; expected 'char', 'word' or 'bpe'.")
-    tokenizer.boundaries = str(d.get("boundaries", "none"))
+        try:  # the library raises a bare Exception for JSON it cannot read
+            tokenizer = BpeTokenizer.from_json(d["tokenizer_json"])
+        except Exception as exc:  # noqa: BLE001 - any failure here is a damaged table
+            raise UserFacingError(f"This model's tokenizer cannot be used: its BPE JSON "
+                                  f"cannot be read ({exc}). The file was damaged or edited; "
+                                  "use another checkpoint.") from None
+    tokenizer.boundaries = d.get("boundaries", "none")
     return tokenizer

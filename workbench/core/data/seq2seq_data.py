@@ -105,6 +105,15 @@ def load_pairs(config) -> tuple[list[tuple[str, str]], list[tuple[str, str]], st
             raise UserFacingError(f"The file has {len(pairs)} pairs, not more than the "
                                   f"{config.held_out} to hold out. Lower 'Held-out examples'.")
         train, val = held_out_split("file", pairs, config.held_out, config.data_seed)
+        if not train:  # every source is held out: said, not "no pair fits the limits"
+            distinct = len({source for source, _ in pairs})
+            raise UserFacingError(
+                f"The file has {len(pairs):,} pairs but only {distinct:,} different "
+                f"source{'s' if distinct != 1 else ''}. A held-out pair's source is in no "
+                f"training pair (so validation measures more than recall), and holding out "
+                f"{config.held_out:,} leaves nothing to train on. "
+                + (f"Lower 'Held-out examples' below {distinct}, or add pairs."
+                   if distinct > 1 else "Add pairs with other sources."))
         description = f"{len(pairs):,} pairs from {config.path}"
     else:
         pairs = generate(config.data, config.size, config.length, config.data_seed)

@@ -20,6 +20,7 @@ from workbench.core.corpus.text_stream import text_stream
 from workbench.core.events import Event, JobFinished, Progress
 from workbench.core.generation.beam import BeamSearch
 from workbench.core.generation.decoding import Sampler
+from workbench.core.generation.memory_budget import check_generation_memory
 from workbench.core.generation.stepper import ModelStepper
 from workbench.core.generation.token_batches import ALTERNATIVES, TokenBatches, batches_of
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
@@ -52,8 +53,12 @@ def generation_job(model: Any, tokenizer: Any, prompt: str, config: GenerationCo
         raise UserFacingError("Generation settings: " + " ".join(problems))
 
     def job(control: JobControl) -> Iterator[Event]:
-        steps = ModelStepper(model, clamp)
         ids = prompt_ids(tokenizer, prompt)
+        # what one call reads at once (the prompt, a window, each beam): refused with the
+        # estimate before the allocator fails midway (memory_budget.py)
+        check_generation_memory(getattr(model, "config", None), len(ids), config.max_tokens,
+                                config.beam_width if config.strategy == "beam" else 1)
+        steps = ModelStepper(model, clamp)
         if config.strategy == "beam":
             result = yield from _beam(steps, ids, tokenizer, prompt, config, control)
         else:

@@ -25,6 +25,7 @@ from workbench.core.tasks.base import Batch, Evaluation, Task, register_task
 from workbench.core.training.batches import training_batches, validation_windows
 from workbench.core.training.evaluation import evaluate, sample_text
 from workbench.core.training.metrics import bits_per_token, perplexity
+from workbench.core.training.resume_checks import check_carry
 from workbench.core.training.setup import state_to
 
 
@@ -125,7 +126,9 @@ class LanguageModelTask(Task):
         return loss, model.detach_state(new_state)
 
     def restore_carry(self, model, parts, device):
-        return restore_nested(model.init_state(self.batch_size), iter(parts), device)
+        template = model.init_state(self.batch_size)
+        check_carry(template, parts, "The checkpoint")  # an edited one: named, not torch's
+        return restore_nested(template, iter(parts), device)
 
     def has_validation(self) -> bool:
         return bool(self.val)

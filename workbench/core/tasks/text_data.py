@@ -156,8 +156,9 @@ def load_pretrained(reference: str) -> Pretrained:
     tokenizer = saved.meta.get("tokenizer")
     try:  # its tokenizer table is read by the task next: a damaged one named here
         TextVocabulary.from_dict(tokenizer)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise UserFacingError(f"The tokenizer saved with {path} is damaged ({exc!r} cannot be "
-                              "read), so its encoder cannot be fine-tuned. Choose another "
-                              "run.") from None
+    except UserFacingError as exc:  # tokenizer_tables.py names what is wrong
+        problem = str(exc).split(": ", 1)[-1].split(". The file", 1)[0]
+        raise UserFacingError(f"The tokenizer saved with {path} cannot be used: {problem}, "
+                              "so its encoder cannot be fine-tuned. Choose another run."
+                              ) from None
     return Pretrained(str(folder), encoder, weights, tokenizer, saved.step)

@@ -18,9 +18,9 @@ from workbench.core.config import schema
 from workbench.core.config.models import MODEL_CONFIGS, architectures
 from workbench.core.config.tasks import DEFAULT_TASK, task_config_type, task_names
 from workbench.core.config.training import TrainingConfig
+from workbench.core.corpus.tokenizer_tables import table_problem
+from workbench.core.corpus.tokenizers import tokenizer_from_dict
 from workbench.core.jobs import UserFacingError
-
-TOKENIZER_KINDS = ("char", "word", "bpe")
 
 
 class RunFields(pydantic.BaseModel):
@@ -34,6 +34,8 @@ class RunFields(pydantic.BaseModel):
     tokens_seen: int = pydantic.Field(0, ge=0)
     elapsed_s: float = pydantic.Field(0.0, ge=0, allow_inf_nan=False)
     best_val: float = math.inf  # inf before the first validation
+    best_step: int = pydantic.Field(-1, ge=-1)  # -1: no 'best' checkpoint yet
+    since_best: int = pydantic.Field(0, ge=0)  # validations since it (early-stopping patience)
     lr_scale: float = pydantic.Field(1.0, gt=0, le=1, allow_inf_nan=False)
     metrics: dict[str, float] = {}
     run_name: str = ""
@@ -54,11 +56,6 @@ def check_meta(meta: dict, where: str) -> None:
     """`UserFacingError` naming what is wrong with a checkpoint's metadata: its run fields
     and the model, training and task tables it asks to build."""
     check_run_fields(meta, where)
-    task = (meta.get("task") or {}).get("name", DEFAULT_TASK)
-    if task == DEFAULT_TASK and meta["tokenizer"].get("kind") not in TOKENIZER_KINDS:
-        raise UserFacingError(f"{where} cannot be used: its tokenizer kind is "
-                              f"{schema._shown(meta['tokenizer'].get('kind'))}, not one of "
-                              f"{', '.join(TOKENIZER_KINDS)}. Use another checkpoint.")
     model = meta["model_config"]
     arch = schema.chosen("architecture", model.get("arch"), architectures(),
                          f"{where}, model_config arch")
@@ -70,6 +67,39 @@ def check_meta(meta: dict, where: str) -> None:
                              f"{where}, task")
         schema.validated(task_config_type(name), meta["task"], f"{where}, task",
                          ignore=("name",))
+    check_tokenizers(meta, where)
+
+
+def check_tokenizers(meta: dict, where: str) -> None:
+    """The tokenizer tables a checkpoint's task reads, each one buildable, and (for a language
+    model and a translator) as large as the output layer it names: a table of 30 symbols
+    for a model of 34 outputs wrote an index past the end of the table."""
+    task = (meta.get("task") or {}).get("name", DEFAULT_TASK)
+    tables = meta["tokenizer"]
+    if task == "seq2seq":
+        sizes = {"source": "source_vocab_size", "target": "target_vocab_size"}
+    else:
+        tables, sizes = {"": tables}, {"": "vocab_size" if task == DEFAULT_TASK else ""}
+    for side, size_key in sizes.items():
+        table = tables.get(side) if isinstance(tables, dict) else None
+        problem = table_problem(table)
+        if problem is not None:
+            named = f"the {side} tokenizer table is missing" if table is None else problem
+            raise UserFacingError(f"{where} cannot be used: {named}. The file was damaged or "
+                                  "edited; use another checkpoint.")
+        expected = meta["model_config"].get(size_key) if size_key else None
+        if not isinstance(expected, int):
+            continue
+        try:
+            size = tokenizer_from_dict(table).vocab_size
+        except UserFacingError as exc:
+            raise UserFacingError(f"{where} cannot be used: "
+                                  f"{str(exc).split(': ', 1)[-1]}") from None
+        if size != expected:
+            raise UserFacingError(
+                f"{where} cannot be used: its {side + ' ' if side else ''}tokenizer has "
+                f"{size:,} entries but the model's {size_key} is {expected:,}. The file was "
+                "damaged or edited; use another checkpoint.")
 
 
 def check_run_fields(meta: dict, where: str) -> None:

@@ -33,6 +33,7 @@ __all__ = ["Checkpoint", "atomic_write", "load_checkpoint", "load_resumable",
            "load_weights_into", "save_checkpoint"]
 
 FORMAT = "sequence-workbench-checkpoint/1"
+_OTHER_FLOATS = (torch.float16, torch.bfloat16, torch.float64)
 
 
 @dataclass
@@ -148,9 +149,17 @@ def load_checkpoint(path: str | Path, check=None) -> Checkpoint:
     except (SafetensorError, ValueError) as exc:
         raise UserFacingError(f"Checkpoint weights {weights_path} cannot be read ({exc}). "
                               "Use another checkpoint.") from None
+    odd = next((k for k, v in tensors.items() if k.startswith("model.")
+                and not v.dtype.is_floating_point), None)
+    if odd is not None:
+        raise UserFacingError(f"Checkpoint weights {weights_path} hold '{odd}' as "
+                              f"{str(tensors[odd].dtype).removeprefix('torch.')}, not "
+                              "floating-point numbers: the file was damaged or edited. Use "
+                              "another checkpoint.")
     try:
-        # a shipped sample model keeps its weights as float16 (model_files.py): train in float32
-        model = {k[len("model."):]: v.float() if v.dtype == torch.float16 else v
+        # a shipped sample model keeps its weights as float16 (model_files.py), a file
+        # written elsewhere may hold bfloat16 or float64: the app computes in float32
+        model = {k[len("model."):]: v.float() if v.dtype in _OTHER_FLOATS else v
                  for k, v in tensors.items() if k.startswith("model.")}
         parts = [tensors[f"state.{i}"] for i in range(int(meta.get("state_parts", 0)))]
         optimizer = _unflatten_optimizer(tensors, meta["optimizer"])

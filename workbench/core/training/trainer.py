@@ -58,7 +58,7 @@ from workbench.core.events import (
 )
 from workbench.core.jobs import JobCancelledError, JobControl, JobSpec, UserFacingError
 from workbench.core.tasks import build_task
-from workbench.core.training import checkpoints, model_budget, run_folder, runs
+from workbench.core.training import checkpoints, model_budget, resume_checks, run_folder, runs
 from workbench.core.training.checkpoint_meta import check_run_fields
 from workbench.core.training.evaluation import ModelHooks
 from workbench.core.training.guard import DivergenceGuard
@@ -191,6 +191,8 @@ class Trainer:
         saved, _ = checkpoints.load_resumable(self.checkpoint_dir)  # recipe_run says which
         check_run_fields(saved.meta, f"The checkpoint of {self.run_dir.name}")
         checkpoints.load_weights_into(self.model, saved, f"checkpoint in {self.run_dir}")
+        where = f"The checkpoint of {self.run_dir.name}"
+        resume_checks.check_optimizer_state(self.optimizer, saved.optimizer, where)
         load_optimizer_state(self.optimizer, saved.optimizer)
         meta = saved.meta
         self.step = saved.step
@@ -209,6 +211,7 @@ class Trainer:
         if state:
             self.carry = self.task.restore_carry(self.model, state, self.device)
         if rng is not None:
+            resume_checks.check_rng_state(rng, where)
             set_rng_state(rng, self.device)
         self.ctx.from_writer(lambda: runs.truncate_after(self.run_dir, self.step))
 
