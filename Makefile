@@ -10,7 +10,7 @@ run: $(STAMP)
 	$(BIN)/workbench
 
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n 2 --dist loadgroup -q
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=15
 	$(BIN)/ruff check workbench tests benchmarks packaging
 
 setup: $(STAMP)

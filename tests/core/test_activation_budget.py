@@ -41,7 +41,7 @@ def test_an_lstm_estimate_counts_its_gates_per_step():
 
 def test_a_recipe_whose_activations_do_not_fit_is_refused_before_training(
         tmp_path, monkeypatch, capsys):
-    recipe = write_tiny_recipe(tmp_path, max_steps=2)
+    recipe = write_tiny_recipe(tmp_path, max_steps=3)  # more steps than its 2 of warm-up
     text = recipe.read_text().replace(
         'arch = "gru"\nhidden_size = 16\nembedding_size = 16',
         'arch = "transformer"\nd_model = 64\nnum_heads = 4\nnum_layers = 2\nd_ff = 256\n'

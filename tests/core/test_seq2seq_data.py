@@ -114,9 +114,11 @@ def test_prepare_counts_what_the_length_limits_drop_and_tokenizes_each_side(tmp_
     assert [e for e in events if isinstance(e, Notice)][0].text.startswith("4 pairs longer")
     assert len(data.train_source) + len(data.val_source) == 8
     assert data.target_tokenizer.kind == "word" and data.source_tokenizer.kind == "char"
-    assert set(data.vocabulary()) == {"source", "target"}
+    # word targets keep how they were spaced, so outputs are detokenised as they were split
+    assert set(data.vocabulary()) == {"source", "target", "target_spacing"}
     again = run_to_end(prepare_pairs(config, data.vocabulary()), lambda e: None)
     assert again.source_tokenizer == data.source_tokenizer  # a resumed run keeps its ids
+    assert again.target_spacing == data.target_spacing
 
 
 def test_a_batch_is_padded_with_masks_and_bos_eos():

@@ -54,8 +54,11 @@ class TensorBoardLog:
             from torch.utils.tensorboard import SummaryWriter
         except ImportError:  # torch says "TensorBoard logging requires TensorBoard ..."
             raise UserFacingError(MISSING) from None
+        # TensorBoard drops the points at and after purge_step; the checkpoint's own step
+        # was logged before it was saved, so the purge starts one step later.
+        purge = None if resumed_step is None else resumed_step + 1
         self.writer = SummaryWriter(log_dir=str(Path(run_dir) / FOLDER),
-                                    purge_step=resumed_step, flush_secs=FLUSH_EVERY_S)
+                                    purge_step=purge, flush_secs=FLUSH_EVERY_S)
 
     def write(self, event: Event) -> None:
         step = getattr(event, "step", None)
