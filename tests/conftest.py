@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import faulthandler
 import gc
 import os
 import shutil
@@ -18,6 +19,43 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 if "WORKBENCH_RUNS_DIR" not in os.environ:
     os.environ["WORKBENCH_RUNS_DIR"] = tempfile.mkdtemp(prefix="workbench-test-runs-")
     atexit.register(shutil.rmtree, os.environ["WORKBENCH_RUNS_DIR"], ignore_errors=True)
+
+
+# A test still running after this long has its threads' stacks written to a file of its
+# worker process, and the controller prints them at the end of the run: pytest-timeout's own
+# dump (at 300 s) goes to a worker's stderr, which pytest-xdist does not show, so a test that
+# hung in CI left no trace of where.
+SLOW_TEST_STACKS_S = float(os.environ.get("WORKBENCH_TEST_STACKS_AFTER_S", "240"))
+_stack_file = []
+
+
+def pytest_configure(config):
+    if "WORKBENCH_TEST_STACKS" not in os.environ:  # the controller; workers inherit it
+        os.environ["WORKBENCH_TEST_STACKS"] = tempfile.mkdtemp(prefix="workbench-stacks-")
+        atexit.register(shutil.rmtree, os.environ["WORKBENCH_TEST_STACKS"], ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _stacks_of_a_slow_test():
+    if not _stack_file:  # one file per process, open for its life (faulthandler writes to it)
+        folder = os.environ["WORKBENCH_TEST_STACKS"]
+        _stack_file.append(open(os.path.join(folder, f"{os.getpid()}.txt"), "w"))  # noqa: SIM115
+    faulthandler.dump_traceback_later(SLOW_TEST_STACKS_S, file=_stack_file[0])
+    yield
+    faulthandler.cancel_dump_traceback_later()
+
+
+def pytest_terminal_summary(terminalreporter):
+    if hasattr(terminalreporter.config, "workerinput"):
+        return
+    folder = os.environ.get("WORKBENCH_TEST_STACKS", "")
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        with open(os.path.join(folder, name), errors="replace") as handle:
+            text = handle.read(20_000)
+        if text.strip():
+            terminalreporter.section(f"stacks of a test past {SLOW_TEST_STACKS_S:g} s "
+                                     f"(process {name[:-4]})")
+            terminalreporter.write_line(text)
 
 
 def pytest_collection_finish(session):

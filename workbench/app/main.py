@@ -72,6 +72,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if args.panel:  # refused before the window (and torch) loads, not half a minute later
+        from workbench.app.panels import panel_types
+
+        names = [panel_type.name for panel_type in panel_types()]
+        if args.panel not in names:
+            print(f"Unknown panel '{args.panel}'. Panels: {', '.join(names)}", file=sys.stderr)
+            return 2
     return run_gui(args)
 
 
@@ -110,11 +117,6 @@ def run_gui(args: argparse.Namespace) -> int:
         window = build_window(settings)
     else:
         window = build_window()
-    if args.panel and args.panel not in window.panels:
-        names = ", ".join(window.panels)
-        print(f"Unknown panel '{args.panel}'. Panels: {names}", file=sys.stderr)
-        window.close()
-        return 2
     path = args.path
     if path is None and not args.no_default_corpus and not args.follow:
         from workbench.core.resources import default_corpus_path

@@ -6,5 +6,14 @@ method, which returns readable messages (an empty list means valid).
 """
 
 # Importing the package registers every built-in task and architecture config, so a recipe or a
-# checkpoint naming one can be read whichever module is imported first.
-from workbench.core.config import models, seq2seq, tasks  # noqa: E402, F401
+# checkpoint naming one can be read whichever module is imported first. The registries live in
+# models.py and tasks.py; the families register themselves on import, here, so no registry
+# module imports its own members (the import circles models <-> task_models and tasks <->
+# encoder_tasks are gone).
+from workbench.core.config import (  # noqa: F401
+    encoder_tasks,
+    models,
+    seq2seq,
+    task_models,
+    tasks,
+)

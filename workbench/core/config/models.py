@@ -195,6 +195,3 @@ class TransformerEncoderConfig(TransformerConfig):
     cls_token: bool = param(False, "[CLS] token", "Prepend a learned [CLS] vector at position "
                             "0 (BERT): a classifier may read the sentence from its state. The "
                             "context length must hold it too.")
-
-
-from workbench.core.config import task_models  # noqa: E402, F401 - registers the task models

@@ -112,4 +112,3 @@ class LanguageModelTaskConfig(TaskConfig):
 
     def problems(self) -> list[str]:
         return range_problems(self)
-from workbench.core.config import encoder_tasks  # noqa: E402, F401 - registers the encoder tasks
