@@ -6,6 +6,7 @@ a loadable checkpoint."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -42,10 +43,30 @@ def recipe(folder: Path, batch_size: int) -> Path:
 RANK_ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
 
 
+_STARTED: list[subprocess.Popen] = []
+
+
 def start(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "workbench", "train", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=RANK_ENV)
+    """`workbench train` in a session of its own, so the launcher and its ranks can be ended
+    together (a failed test left torchrun's ranks training 3,000 steps beside the suite)."""
+    process = subprocess.Popen([sys.executable, "-m", "workbench", "train", *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=RANK_ENV, start_new_session=True)
+    _STARTED.append(process)
+    return process
+
+
+@pytest.fixture(autouse=True)
+def _end_every_launcher():
+    yield
+    while _STARTED:
+        process = _STARTED.pop()
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        if process.stdout is not None and not process.stdout.closed:
+            process.communicate()  # the pipes closed; the group's ranks are gone with it
+        process.wait()
 
 
 def wait_for_checkpoint(run: Path, process: subprocess.Popen, timeout: float = 180) -> None:
@@ -124,6 +145,7 @@ def test_a_rank_that_dies_ends_the_run_with_a_message_and_a_checkpoint(tmp_path,
     finally:
         if launcher.poll() is None:
             launcher.kill()
+            launcher.wait()
     assert launcher.returncode == 1
     assert f"error: rank 1 (pid {victim}) was killed by SIGKILL" in err
     saved = load_checkpoint(run / "checkpoints" / "latest.json")  # whole, loadable

@@ -105,7 +105,7 @@ def test_two_cli_runs_into_one_folder_never_mix_and_metrics_have_no_duplicates(t
     out = tmp_path / "run"
     first = subprocess.Popen([sys.executable, "-c", TRAIN, str(recipe), "--out", str(out)],
                              cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 240
         while not (out / "checkpoints" / "latest.json").exists():
