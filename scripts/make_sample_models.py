@@ -42,8 +42,10 @@ def make_model(preset: str, steps: int) -> dict:
     from workbench.core.training.recipe_run import recipe_train_steps
 
     recipe = load_recipe(ROOT / "resources" / "recipes" / f"{preset}.toml")
-    recipe.training = dataclasses.replace(recipe.training, max_steps=steps, threads=1,
-                                          device="cpu", sample_every=0,
+    # minutes=0: the schedule is fitted to the steps, so the models do not depend on how fast
+    # the machine that makes them is
+    recipe.training = dataclasses.replace(recipe.training, max_steps=steps, minutes=0.0,
+                                          threads=1, device="cpu", sample_every=0,
                                           checkpoint_every=steps)
     started, last = time.monotonic(), None
     with tempfile.TemporaryDirectory() as tmp:
