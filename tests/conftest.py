@@ -83,14 +83,26 @@ def _no_leaked_threads(request):
         qt_running = [t.objectName() for t in list(LIVE_THREADS) if _qt_thread_running(t)]
     # A window collects cycles on the GUI thread only (workbench/qt/gui_thread_gc.py); collect
     # each test's garbage here, on the main thread, so none of it is left for a collection
-    # on the next test's worker threads.
-    gc.collect()
+    # on the next test's worker threads. Only a test that made Qt objects needs the full
+    # collection: it walks everything imported since the freeze, seconds a test on a 2-core
+    # CI machine (53 s of 129 in tests/adversarial/test_small_inputs.py), and garbage without
+    # Qt objects may be collected on any thread.
+    if _made_qt_objects(request):
+        gc.collect()
+    else:
+        gc.collect(1)
     # Nothing is frozen here: what a test leaves alive (a failed test's frames hold its window)
     # would, once frozen, become garbage out of reach of this collection and be collected
     # later on whatever thread allocates, Qt objects included (gui_thread_gc.py says why that
     # deadlocks). CI hung at stop 36, the first run with a freeze here.
     assert not still, f"test left Python threads running: {still}"
     assert not qt_running, f"test left job threads running: {qt_running}"
+
+
+def _made_qt_objects(request) -> bool:
+    path = str(request.node.path).replace("\\", "/")
+    return ("/tests/qt/" in path or "/tests/e2e/" in path
+            or bool({"qtbot", "qapp", "window"} & set(request.fixturenames)))
 
 
 def _qt_thread_running(thread) -> bool:

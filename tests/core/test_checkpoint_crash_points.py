@@ -18,7 +18,8 @@ from fault_children import run_killed_at, save_tiny_checkpoint, train_or_resume,
 from workbench.core.training.checkpoints import load_checkpoint, load_resumable
 from workbench.core.training.runs import read_run
 
-pytestmark = pytest.mark.xdist_group("fault-children")  # one forkserver per worker
+# one forkserver per worker; slow: each kills real trainers at many points (minutes on 2 cores)
+pytestmark = [pytest.mark.xdist_group("fault-children"), pytest.mark.slow]
 
 
 def _prepared(tmp_path):

@@ -126,8 +126,9 @@ class Task(ABC):
         return float(len(next(iter(batch.arrays.values()))))
 
     def restore_carry(self, model: torch.nn.Module, parts: list[torch.Tensor],
-                      device: torch.device) -> Any:
-        """Rebuild a checkpointed carry from its flat tensors (no carry: None)."""
+                      device: torch.device, rows: int) -> Any:
+        """Rebuild a checkpointed carry from its flat tensors (no carry: None); `rows` is this
+        process's share of the batch (all of it in one process, a rank's rows under torchrun)."""
         return None
 
     def has_validation(self) -> bool:

@@ -125,8 +125,8 @@ class LanguageModelTask(Task):
                                batch["targets"].reshape(-1))
         return loss, model.detach_state(new_state)
 
-    def restore_carry(self, model, parts, device):
-        template = model.init_state(self.batch_size)
+    def restore_carry(self, model, parts, device, rows):
+        template = model.init_state(rows)
         check_carry(template, parts, "The checkpoint")  # an edited one: named, not torch's
         return restore_nested(template, iter(parts), device)
 

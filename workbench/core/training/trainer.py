@@ -209,7 +209,9 @@ class Trainer:
                 f"this run has {self.ctx.world_size}: the carried hidden state starts afresh, "
                 "so the curve may show a small bump.")
         if state:
-            self.carry = self.task.restore_carry(self.model, state, self.device)
+            # this process's rows: the task's batch is the global one under torchrun
+            self.carry = self.task.restore_carry(self.model, state, self.device,
+                                                 self.config.batch_size)
         if rng is not None:
             resume_checks.check_rng_state(rng, where)
             set_rng_state(rng, self.device)
