@@ -34,8 +34,18 @@ pip_install() {
     "$bin/python" -m pip install -q -c constraints.txt -e ".[$extras]"
 }
 
-# The torch file pip would install here, under constraints.txt and this machine's pip settings.
+# The torch file pip would install here, under constraints.txt and this machine's pip settings:
+# the pinned release lying in PIP_FIND_LINKS if it is there (no pip start, a minute on a slow
+# machine), else what a dry run of pip chooses.
 torch_file() {
+    local pin wheel
+    pin=$(sed -n 's/^torch==\([0-9.]*\).*/\1/p' constraints.txt)
+    for wheel in ${PIP_FIND_LINKS:-}/torch-"$pin"+cpu-cp311-*.whl; do
+        if [[ -n "$pin" && -f "$wheel" && "$("$bin/python" -c 'import sys; print(sys.version_info[:2] == (3, 11))')" == True ]]; then
+            echo "file://$wheel"
+            return
+        fi
+    done
     "$python" -m pip --python "$bin/python" install --no-deps --ignore-installed --dry-run \
         --quiet --report - -c constraints.txt torch |
         "$bin/python" -c 'import json, sys; print(json.load(sys.stdin)["install"][0]["download_info"]["url"])'
