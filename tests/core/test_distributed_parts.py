@@ -83,3 +83,21 @@ def test_stop_signals_set_a_flag_instead_of_interrupting():
     assert not orphan.stop_wanted
     orphan.parent = -1  # the launcher that started this rank is gone
     assert orphan.stop_wanted
+
+
+def test_a_rank_resumes_the_carried_state_of_its_own_rows():
+    """Under torchrun the task's batch is the global one (2 ranks × 8 = 16) and a rank's carried
+    state has its own 8 rows: resuming a 2-rank run refused every rank's state as damaged."""
+    import torch
+
+    from workbench.core.config.models import GruConfig
+    from workbench.core.models import build_model
+    from workbench.core.tasks.language_model import LanguageModelTask
+    from workbench.core.training.checkpoints import flatten_state
+
+    model = build_model(GruConfig(hidden_size=16, embedding_size=16, vocab_size=10))
+    saved = flatten_state(model.init_state(8))  # what one rank of batch 8 saved
+    state = LanguageModelTask.restore_carry(None, model, saved, torch.device("cpu"), 8)
+    assert [tuple(t.shape) for t in flatten_state(state)] == [(1, 8, 16)]
+    with pytest.raises(UserFacingError, match=r"shape \(1, 8, 16\), this model's \(1, 16, 16\)"):
+        LanguageModelTask.restore_carry(None, model, saved, torch.device("cpu"), 16)
