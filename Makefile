@@ -9,8 +9,8 @@ STAMP := $(VENV)/.installed
 run: $(STAMP)
 	$(BIN)/workbench
 
-# Modules compile to .pyc on first import (scripts/setup_venv.sh says why), so the tests may
-# write them whatever the environment says.
+# The workbench's own modules and pytest's rewritten test files are compiled on first import:
+# let the tests keep them (.pyc) whatever the environment says, or each process compiles them.
 PYTEST := env -u PYTHONDONTWRITEBYTECODE QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest \
 	-n 2 --dist loadgroup -q --durations=15
 

@@ -10,8 +10,9 @@
 # run: metadata only, nothing installed) and uv installs that exact file with everything else.
 # Where uv cannot be installed or fails, pip does the whole install as before.
 #
-# Modules are compiled when first imported, not all at install (compiling all of torch, scipy
-# and sympy took 6 of uv's 14 minutes); the import below compiles what every start needs.
+# Every module is compiled at install, on all cores (uv's --compile-bytecode). Compiling only
+# what a start imports left the modules tests import later to be compiled by both test
+# processes at once: a fixture waited 204 s for it, and the tests ran twice as slow.
 #
 # usage: scripts/setup_venv.sh PYTHON VENV [EXTRAS]
 set -euo pipefail
@@ -54,7 +55,7 @@ torch_file() {
 installed=""
 if "$python" -m pip --python "$bin/python" install -q uv && url=$(torch_file); then
     echo "installing with uv (torch from ${url##*/})"
-    if "$bin/uv" pip install --quiet --python "$bin/python" -c constraints.txt \
+    if "$bin/uv" pip install --quiet --python "$bin/python" --compile-bytecode -c constraints.txt \
         "torch @ $url" -e ".[$extras]" pip; then
         installed=uv
     else
@@ -62,8 +63,3 @@ if "$python" -m pip --python "$bin/python" install -q uv && url=$(torch_file); t
     fi
 fi
 test -n "$installed" || pip_install
-
-# Compile, once, the modules every start and every test process imports.
-env -u PYTHONDONTWRITEBYTECODE "$bin/python" -c \
-    "import torch, numpy, scipy, PySide6.QtWidgets, pyqtgraph, gensim, pytest" 2>/dev/null ||
-    env -u PYTHONDONTWRITEBYTECODE "$bin/python" -c "import torch, PySide6.QtWidgets"
