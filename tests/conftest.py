@@ -107,8 +107,8 @@ def _made_qt_objects(request) -> bool:
 
 def _qt_thread_running(thread) -> bool:
     try:
-        if thread.isRunning():
-            thread.wait(5000)
+        if thread.isRunning():  # a job may take seconds to end on a slow 2-core machine
+            thread.wait(30_000)
         return thread.isRunning()
     except RuntimeError:  # the C++ object is already deleted: not running
         return False

@@ -14,7 +14,7 @@ from workbench.core.jobs import JobSpec
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.panels.architecture import ArchitecturePanel
 
-WAIT_MS = 60_000  # the first summary imports torch (slow on a loaded machine)
+WAIT_MS = 180_000  # a summary builds the model on a job thread: over 60 s on a slow 2-core machine
 
 
 @pytest.fixture
