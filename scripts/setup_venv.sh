@@ -30,7 +30,7 @@ bin="$venv/bin"
 test -x "$bin/python" || "$python" -m venv --without-pip "$venv"
 
 pip_install() {
-    "$bin/python" -m pip --version >/dev/null 2>&1 || "$bin/python" -m ensurepip -q
+    "$bin/python" -m pip --version >/dev/null 2>&1 || "$bin/python" -m ensurepip
     "$bin/python" -m pip install -q --upgrade pip
     "$bin/python" -m pip install -q -c constraints.txt -e ".[$extras]"
 }
