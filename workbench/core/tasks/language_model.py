@@ -90,7 +90,6 @@ class LanguageModelTask(Task):
     def start(self, model, training, device) -> None:
         tokens = self.data
         self.device = device
-        self.batch_size = training.batch_size
         self.val_shares = 1  # ranks splitting each validation window (validation_shard)
         self.stateful = bool(getattr(model, "supports_state", False))
         context = getattr(model.config, "context_length", None)
