@@ -23,7 +23,7 @@ if "WORKBENCH_RUNS_DIR" not in os.environ:
 
 # A test still running after this long has its threads' stacks written to a file of its
 # worker process, and the controller prints them at the end of the run: pytest-timeout's own
-# dump (at 300 s) goes to a worker's stderr, which pytest-xdist does not show, so a test that
+# dump (at 600 s) goes to a worker's stderr, which pytest-xdist does not show, so a test that
 # hung in CI left no trace of where.
 SLOW_TEST_STACKS_S = float(os.environ.get("WORKBENCH_TEST_STACKS_AFTER_S", "240"))
 _stack_file = []
