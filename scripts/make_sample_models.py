@@ -1,5 +1,5 @@
 """Make the sample models the app ships in resources/models/, from the presets, with their
-fixed seeds: python scripts/make_sample_models.py [--steps N] [--only NAME ...]
+fixed seeds: python scripts/make_sample_models.py [--steps N] [--only NAME ...] [--device D]
 
 Each preset in resources/recipes/ (char-lstm, char-gru, char-rnn, char-transformer) is
 trained headless for --steps steps (the preset's own seed and settings otherwise), and the
@@ -8,8 +8,9 @@ recipe, steps and validation loss in the metadata. Word vectors: word2vec (skip-
 dimensions, a fixed window of 5) on all 42 Shakespeare works, words seen 10 times or more,
 written as resources/models/shakespeare-word2vec.bin (word2vec binary).
 
-Takes some 10-30 minutes on one CPU core. Deterministic for the same machine and library
-versions (one torch thread, one gensim worker).
+Takes some 10-30 minutes a model on one CPU core, or a few minutes on a GPU (`--device cuda`;
+the metadata records the device). Deterministic for the same machine and library versions (one
+torch thread, one gensim worker).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ VECTORS = EmbeddingConfig(architecture="skip-gram", vector_size=50, window=5,
                           evaluate=False)
 
 
-def make_model(preset: str, steps: int) -> dict:
+def make_model(preset: str, steps: int, device: str = "cpu") -> dict:
     from workbench.core.training.model_files import write_model_checkpoint
     from workbench.core.training.recipe import load_recipe
     from workbench.core.training.recipe_run import recipe_train_steps
@@ -45,7 +46,7 @@ def make_model(preset: str, steps: int) -> dict:
     # minutes=0: the schedule is fitted to the steps, so the models do not depend on how fast
     # the machine that makes them is
     recipe.training = dataclasses.replace(recipe.training, max_steps=steps, minutes=0.0,
-                                          threads=1, device="cpu", sample_every=0,
+                                          threads=1, device=device, sample_every=0,
                                           checkpoint_every=steps)
     started, last = time.monotonic(), None
     with tempfile.TemporaryDirectory() as tmp:
@@ -60,7 +61,8 @@ def make_model(preset: str, steps: int) -> dict:
             if isinstance(event, JobFailed):
                 raise SystemExit(f"{preset} failed: {event.message}")
         extra = {"sample": {"recipe": f"recipes/{preset}.toml", "steps": steps,
-                            "seed": recipe.seed, "made_by": "scripts/make_sample_models.py"}}
+                            "seed": recipe.seed, "device": device,
+                            "made_by": "scripts/make_sample_models.py"}}
         write_model_checkpoint(run_dir / "checkpoints" / "best.json", MODELS / preset,
                                preset, extra=extra)
     size = sum(p.stat().st_size for p in (MODELS / preset).iterdir())
@@ -106,6 +108,7 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=1500, help="training steps per preset")
     parser.add_argument("--only", nargs="*", default=None,
                         help=f"some of {', '.join(PRESETS)} and 'vectors'")
+    parser.add_argument("--device", default="cpu", help="cpu (the default) or cuda")
     args = parser.parse_args()
     torch.set_num_threads(1)
     wanted = args.only or [*PRESETS, "vectors"]
@@ -113,7 +116,8 @@ def main() -> int:
     report = []
     for name in wanted:
         print(f"making {name}…", flush=True)
-        report.append(make_vectors() if name == "vectors" else make_model(name, args.steps))
+        report.append(make_vectors() if name == "vectors" else make_model(name, args.steps,
+                                                                                args.device))
         print(json.dumps(report[-1]), flush=True)
     return 0
 

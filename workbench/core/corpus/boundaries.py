@@ -12,7 +12,7 @@ boundaries the model learns both ends of a unit, as Jurafsky & Martin describe g
   chunks the corpus is encoded in.
 - "paragraphs": text between blank lines, its own line breaks kept: in a play, one speech
   with its speaker ("Romeo.\nBut soft, what light..."), so a model generates a whole speech
-  from <bos> and stops at its end (the char-lstm sample model is trained so).
+  from <bos> and stops at its end (the four char-* sample models are trained so).
 """
 
 from __future__ import annotations
