@@ -77,6 +77,9 @@ DAMAGE = {
                             "holds int32"),
     "NaN in exp_avg_sq": ({"tensors": _each(".exp_avg_sq", lambda v: v * float("nan"))},
                           "not numbers"),
+    "exp_avg_sq removed": ({"tensors": lambda t: [t.pop(k) for k in list(t)
+                                                  if k.endswith(".exp_avg_sq")]},
+                           "parameter 0 lacks exp_avg_sq"),
     "a step of three values": ({"tensors": _each(".step", lambda v: torch.zeros(3))},
                                "has 3 values, not one"),
     "rng.torch as floats": ({"tensors": _each("rng.torch", lambda v: v.float())},
@@ -120,4 +123,20 @@ def test_an_intact_checkpoint_still_resumes(trained, tmp_path):
     shutil.copytree(original, run_dir)
     trainer = Trainer(dataclasses.replace(request, run_dir=run_dir, resume=True))
     assert trainer.step == 4
+    assert trainer.notices == []
+    trainer._release_lock()
+
+
+def test_a_checkpoint_without_optimizer_averages_resumes_with_a_notice(trained, tmp_path):
+    """Adam's moments all gone (the tensors removed, the hash recomputed): the run resumes,
+    and says that its averages start afresh instead of silently changing its course."""
+    import shutil
+
+    request, original = trained
+    run_dir = tmp_path / "run"
+    shutil.copytree(original, run_dir)
+    _damage(run_dir, tensors=lambda t: [t.pop(k) for k in list(t) if k.startswith("optim.")])
+    trainer = Trainer(dataclasses.replace(request, run_dir=run_dir, resume=True))
+    assert trainer.step == 4
+    assert any("keeps no optimizer averages" in n for n in trainer.notices)
     trainer._release_lock()

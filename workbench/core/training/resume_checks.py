@@ -19,6 +19,9 @@ from workbench.core.jobs import UserFacingError
 
 # what torch keeps per parameter besides tensors shaped like it (a step count)
 _SCALAR_STATE = ("step",)
+# what AdamW keeps for every parameter it has updated: all of it, or nothing (a parameter
+# that never had a gradient). With only some of it AdamW failed at the first step (KeyError).
+_ADAMW_STATE = ("step", "exp_avg", "exp_avg_sq")
 
 
 def _refused(where: str, problem: str) -> UserFacingError:
@@ -27,10 +30,11 @@ def _refused(where: str, problem: str) -> UserFacingError:
                            "again as a new run.")
 
 
-def check_optimizer_state(optimizer: torch.optim.Optimizer, saved: Any, where: str) -> None:
+def check_optimizer_state(optimizer: torch.optim.Optimizer, saved: Any, where: str) -> int:
     """The saved optimizer state fits this optimizer: as many groups with as many
     parameters, numeric settings that are numbers, and per-parameter tensors shaped like
-    their parameter, finite."""
+    their parameter, finite. Returns how many of the parameters have saved moments (AdamW's
+    averages; for other optimizers every listed parameter counts)."""
     groups = saved.get("param_groups") if isinstance(saved, dict) else None
     live = optimizer.param_groups
     if not isinstance(groups, list) or len(groups) != len(live):
@@ -56,6 +60,16 @@ def check_optimizer_state(optimizer: torch.optim.Optimizer, saved: Any, where: s
         for name, value in (values.items() if isinstance(values, dict) else ()):
             if isinstance(value, torch.Tensor):
                 _check_tensor(name, value, params[index], index, where)
+    if not isinstance(optimizer, torch.optim.AdamW):
+        return len(params)
+    kept = 0
+    for index, values in state.items():
+        present = [n for n in _ADAMW_STATE if isinstance(values, dict) and n in values]
+        if present and len(present) < len(_ADAMW_STATE):
+            missing = ", ".join(n for n in _ADAMW_STATE if n not in present)
+            raise _refused(where, f"its optimizer state for parameter {index} lacks {missing}")
+        kept += bool(present)
+    return kept
 
 
 def _check_settings(group: dict, own: dict, number: int, where: str) -> None:
