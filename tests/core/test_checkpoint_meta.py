@@ -96,3 +96,27 @@ def test_training_a_model_too_large_for_memory_is_refused_before_building(tmp_pa
     failed = events_of(tiny_request(tmp_path))[-1]
     assert type(failed).__name__ == "JobFailed" and "only 0.0 GB of memory is free" in \
         failed.message
+
+
+@pytest.mark.parametrize("where", ["model_config", "pretrained_encoder"])
+def test_an_unknown_key_in_a_nested_encoder_is_named(where):
+    """A classifier's encoder, and the pretrained encoder a fine-tuning run records, are
+    checked as strictly as a model's own settings: an unknown key was dropped silently and
+    the encoder rebuilt with a default in its place."""
+    from workbench.core.config.task_models import ClassifierModelConfig
+    from workbench.core.training.checkpoint_meta import check_meta
+    from workbench.core.training.checkpoints import FORMAT
+
+    encoder = {**config_to_dict(LstmConfig(hidden_size=8, embedding_size=8,
+                                           vocab_size=TOKENIZER.vocab_size)), "hiden_size": 9}
+    model = ClassifierModelConfig(num_labels=2)
+    meta = {"format": FORMAT, "step": 5, "run_name": "r", "weights_sha256": "0" * 64,
+            "model_config": config_to_dict(model),
+            "tokenizer": TOKENIZER.to_dict()}
+    target = meta["model_config"] if where == "model_config" else meta["tokenizer"]
+    target["encoder" if where == "model_config" else "pretrained_encoder"] = encoder
+    with pytest.raises(UserFacingError, match=r"encoder.*unknown key 'hiden_size' \(did you "
+                                              r"mean 'hidden_size'\?\)"):
+        check_meta(meta, "run r")
+    encoder.pop("hiden_size")
+    check_meta(meta, "run r")  # the same table without it passes

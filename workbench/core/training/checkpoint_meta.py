@@ -56,10 +56,10 @@ def check_meta(meta: dict, where: str) -> None:
     """`UserFacingError` naming what is wrong with a checkpoint's metadata: its run fields
     and the model, training and task tables it asks to build."""
     check_run_fields(meta, where)
-    model = meta["model_config"]
-    arch = schema.chosen("architecture", model.get("arch"), architectures(),
-                         f"{where}, model_config arch")
-    schema.validated(MODEL_CONFIGS[arch], model, f"{where}, model_config", ignore=("arch",))
+    validated_model(meta["model_config"], f"{where}, model_config")
+    tables = meta["tokenizer"]
+    if isinstance(tables, dict) and "pretrained_encoder" in tables:  # a fine-tuning run's
+        validated_model(tables["pretrained_encoder"], f"{where}, tokenizer pretrained_encoder")
     if meta.get("training"):
         schema.validated(TrainingConfig, meta["training"], f"{where}, training")
     if meta.get("task"):
@@ -68,6 +68,22 @@ def check_meta(meta: dict, where: str) -> None:
         schema.validated(task_config_type(name), meta["task"], f"{where}, task",
                          ignore=("name",))
     check_tokenizers(meta, where)
+
+
+def validated_model(table: Any, where: str) -> Any:
+    """A model config from a recipe's [model] table or a checkpoint's model_config, and the
+    encoder nested in a classifier's, tagger's or masked-LM's, each as strictly as the other:
+    an unknown key in the nested encoder was dropped without a word, and the encoder built
+    with a default in its place."""
+    if not isinstance(table, dict):
+        raise schema.SchemaError(f"{where} must be a table of settings, not "
+                                 f"{schema._shown(table)}.")
+    arch = schema.chosen("architecture", table.get("arch"), architectures(), f"{where} arch")
+    config = schema.validated(MODEL_CONFIGS[arch], table, where, ignore=("arch",))
+    encoder = table.get("encoder")
+    if isinstance(encoder, dict) and encoder:
+        validated_model(encoder, f"{where}, encoder")
+    return config
 
 
 def check_tokenizers(meta: dict, where: str) -> None:

@@ -34,7 +34,7 @@ from workbench.core.config import schema
 from workbench.core.config.base import ModelConfig, TaskConfig
 from workbench.core.config.cleaning import CleaningConfig, cleaning_to_dict
 from workbench.core.config.fields import to_dict
-from workbench.core.config.models import MODEL_CONFIGS, architectures, config_to_dict
+from workbench.core.config.models import config_to_dict
 from workbench.core.config.tasks import (
     DEFAULT_TASK,
     LanguageModelTaskConfig,
@@ -47,6 +47,7 @@ from workbench.core.config.training import TrainingConfig
 from workbench.core.files import bounded
 from workbench.core.jobs import UserFacingError
 from workbench.core.resources import resource_path, resources_root
+from workbench.core.training.checkpoint_meta import validated_model
 
 
 @dataclass
@@ -159,10 +160,7 @@ def parse_recipe(text: str, source: str = "recipe", base: Path | None = None) ->
     elif task.needs_corpus:
         raise UserFacingError(f"{source}: [corpus] needs 'resource' or 'path'.")
     model_table = data["model"]
-    arch = schema.chosen("architecture", model_table.get("arch"), architectures(),
-                         f"{source}, [model] arch")
-    model = schema.validated(MODEL_CONFIGS[arch], model_table, f"{source}, [model]",
-                             ignore=("arch",))
+    model = validated_model(model_table, f"{source}, [model]")
     tokenizer = schema.validated(TokenizerConfig, data.get("tokenizer", {}),
                                  f"{source}, [tokenizer]")
     training_data = dict(data.get("training", {}))
