@@ -27,24 +27,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Generator, Iterator
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterator
 
 import torch
 
-from workbench.core.config.models import config_to_dict
-from workbench.core.config.tasks import (
-    LanguageModelTaskConfig,
-    task_config_to_dict,
-)
-from workbench.core.config.training import TrainingConfig
 from workbench.core.distributed.context import make_context
-from workbench.core.distributed.env import TorchrunEnv
 from workbench.core.events import (
-    CheckpointSaved,
     DivergenceHandled,
-    EvalLogged,
     Event,
     JobCancelled,
     JobFinished,
@@ -52,25 +41,16 @@ from workbench.core.events import (
     Progress,
     RunStarted,
     SampleGenerated,
-    SnapshotReady,
     StepLogged,
-    TestLogged,
 )
 from workbench.core.jobs import JobCancelledError, JobControl, JobSpec, UserFacingError
 from workbench.core.tasks import build_task
-from workbench.core.training import checkpoints, model_budget, resume_checks, run_folder, runs
-from workbench.core.training.checkpoint_meta import check_run_fields
 from workbench.core.training.evaluation import ModelHooks
 from workbench.core.training.guard import DivergenceGuard
 from workbench.core.training.schedules import lr_at
-from workbench.core.training.setup import (
-    autocast,
-    load_optimizer_state,
-    make_optimizer,
-    rng_state,
-    set_rng_state,
-)
-from workbench.core.training.tensorboard_log import open_run_log
+from workbench.core.training.setup import autocast, make_optimizer
+from workbench.core.training.train_request import TrainRequest
+from workbench.core.training.trainer_state import RunState, clone_state
 
 # Progress only moves the status bar: a few updates a second are enough, and a tiny model
 # logging every few milliseconds must not flood the GUI thread with them.
@@ -78,30 +58,10 @@ PROGRESS_EVERY_S = 0.2
 FINISHING = "Finishing: the last validation, checkpoint and test figure"
 
 
-@dataclasses.dataclass
-class TrainRequest:
-    """What to train. `data` is what the task's `examples` returned (a TokenizedCorpus for a
-    language model); `task` its config (None: a language model). `run_dir` None makes a new run
-    folder; `resume` continues its latest checkpoint."""
+class Trainer(RunState):
+    """One run: built from a request, then `run()` yields its events. Its folder, checkpoints,
+    validation points and test figure are in `RunState` (trainer_state.py)."""
 
-    data: Any
-    model_config: Any
-    training: TrainingConfig
-    run_dir: Path | None = None
-    run_name: str = "run"
-    recipe_toml: str = ""
-    resume: bool = False
-    hooks: ModelHooks | None = None
-    gui: bool = True  # a window shares the process: "auto" threads leave it a core
-    task: Any = None
-    distributed: TorchrunEnv | None = None  # set under torchrun: this process is one rank
-
-    @property
-    def task_config(self) -> Any:
-        return self.task if self.task is not None else LanguageModelTaskConfig()
-
-
-class Trainer:
     def __init__(self, request: TrainRequest) -> None:
         self.request = request
         self.config = config = request.training
@@ -143,96 +103,12 @@ class Trainer:
         self.since_best = 0  # validations since the best one (early-stopping patience)
         self.carry = None  # what the task carries from batch to batch (a hidden state)
         self.notices: list[str] = []  # said when the run starts
-        self.run_dir = request.run_dir or ctx.from_writer(
-            lambda: runs.new_run_dir(request.run_name))
-        self.checkpoint_dir = self.run_dir / "checkpoints"
-        # the writer owns and locks the folder before writing anything (run_folder.py)
-        self._lock = None
-        if ctx.is_writer:
-            self._lock = (run_folder.open_for_resume(self.run_dir) if request.resume
-                          else run_folder.claim(self.run_dir))
-        try:
-            if request.resume:
-                self._resume()
-            elif request.recipe_toml:
-                ctx.from_writer(lambda: checkpoints.atomic_write(
-                    self.run_dir / "recipe.toml", request.recipe_toml.encode("utf-8")))
-            # metrics.jsonl, and TensorBoard's event files when the run asks for them
-            self.log = open_run_log(self.run_dir, config.tensorboard, self.step if request.resume
-                                    else None) if ctx.is_writer else runs.SilentLog()
-        except BaseException:
-            self._release_lock()
-            raise
+        self._open_folder(request)  # claims or reopens it, resumes, opens the run log
         self.active_s = 0.0  # time spent training, pauses and consumers left out
         self.budget_s = 60.0 * config.minutes  # 0: no time budget, the steps decide
         self.clock = time.perf_counter  # a test may hand in a fake clock
         self._progress_at = -PROGRESS_EVERY_S
         self.control: JobControl | None = None  # looked at before every step when given
-
-    def _check_budget(self, request: TrainRequest) -> None:
-        """Refuse a model that cannot fit in memory before allocating it (model_budget.py)."""
-        try:
-            shapes, built = model_budget.built_on_meta(
-                lambda: self.task.build_model(request.model_config, self.hooks.build))
-        except UserFacingError:
-            raise
-        except Exception:  # noqa: BLE001 - a builder that cannot build on 'meta': no estimate
-            return
-        from workbench.core.training.activation_budget import sequence_length
-
-        model_budget.check_training_memory(  # activations too: batch × sequence × width
-            shapes, built, self.config.batch_size, sequence_length(request.task_config,
-                                                                   self.config),
-            "Training this model")
-
-    # --- resume and checkpoints -----------------------------------------------------------------
-
-    def _resume(self) -> None:
-        saved, _ = checkpoints.load_resumable(self.checkpoint_dir)  # recipe_run says which
-        check_run_fields(saved.meta, f"The checkpoint of {self.run_dir.name}")
-        checkpoints.load_weights_into(self.model, saved, f"checkpoint in {self.run_dir}")
-        where = f"The checkpoint of {self.run_dir.name}"
-        resume_checks.check_optimizer_state(self.optimizer, saved.optimizer, where)
-        load_optimizer_state(self.optimizer, saved.optimizer)
-        meta = saved.meta
-        self.step = saved.step
-        self.tokens_seen = int(meta.get("tokens_seen", 0))
-        self.elapsed_before = float(meta.get("elapsed_s", 0.0))
-        self.best_val = float(meta.get("best_val", math.inf))
-        self.best_step = int(meta.get("best_step", -1))
-        self.since_best = int(meta.get("since_best", 0))
-        self.guard.lr_scale = float(meta.get("lr_scale", 1.0))
-        state, rng = checkpoints.rank_part(saved, self.ctx.rank, self.ctx.world_size)
-        if saved.state and not state:
-            self.notices.append(
-                f"The checkpoint was saved by {saved.meta.get('state_ranks', 1)} processes and "
-                f"this run has {self.ctx.world_size}: the carried hidden state starts afresh, "
-                "so the curve may show a small bump.")
-        if state:
-            # this process's rows: the task's batch is the global one under torchrun
-            self.carry = self.task.restore_carry(self.model, state, self.device,
-                                                 self.config.batch_size)
-        if rng is not None:
-            resume_checks.check_rng_state(rng, where)
-            set_rng_state(rng, self.device)
-        self.ctx.from_writer(lambda: runs.truncate_after(self.run_dir, self.step))
-
-    def _save(self, kind: str, metrics: dict | None = None) -> CheckpointSaved:
-        meta = {"step": self.step, "kind": kind, "model_config": config_to_dict(self.model_config),
-                "task": task_config_to_dict(self.task.config),
-                "tokenizer": self.task.vocabulary(), "tokens_seen": self.tokens_seen,
-                "elapsed_s": self.elapsed(), "best_val": self.best_val,
-                "best_step": self.best_step, "since_best": self.since_best,
-                "lr_scale": self.guard.lr_scale, "metrics": metrics or {},
-                "training": dataclasses.asdict(self.config), "run_name": self.request.run_name,
-                "world_size": self.ctx.world_size}
-        # every rank's carry and RNG, so that each rank resumes exactly where it stood
-        carries = self.ctx.gather([t.detach().cpu() for t in
-                                   checkpoints.flatten_state(self.carry)])
-        rngs = self.ctx.gather(rng_state(self.device))
-        path = self.ctx.from_writer(lambda: checkpoints.save_checkpoint(
-            self.checkpoint_dir, kind, self.model, self.optimizer, meta, carries, rngs))
-        return CheckpointSaved(self.step, str(path), kind)
 
     def elapsed(self) -> float:
         return self.elapsed_before + self.active_s
@@ -306,7 +182,7 @@ class Trainer:
                 problem = self.guard.problem(loss_value, norm)
                 if problem:
                     good = self.guard.roll_back(step, problem, model, self.optimizer)
-                    self.step, self.carry = good.step, _clone(good.state)
+                    self.step, self.carry = good.step, clone_state(good.state)
                     self.tokens_seen = good.tokens_seen
                     new_lr = lr_at(config, self.step, self.guard.lr_scale, self._now())
                     yield from self._emit(DivergenceHandled(step, problem, new_lr,
@@ -374,56 +250,6 @@ class Trainer:
                 self._save("latest")  # stopped: keep what was trained so it can be resumed
             self._close(together=False)
 
-    def _close(self, together: bool) -> None:
-        """Close the log and leave the process group, once (`together`: every rank is at the
-        same point, so they may wait for each other first)."""
-        if not self._closed:
-            self._closed = True
-            self.log.close()
-            self._release_lock()
-            self.ctx.close(together)
-
-    def _release_lock(self) -> None:
-        if self._lock is not None:
-            self._lock.release()
-            self._lock = None
-
-    def _validate(self) -> Generator[Event, None, bool]:
-        """Validate, snapshot, keep 'best'; returns True when it rolled training back."""
-        # each rank scores its share of the held-out examples; the task merges the shares
-        result = self.task.merge_evaluations(self.ctx.gather(
-            self.task.evaluate(self.model, self.amp)))
-        now = self._now()
-        yield from self._emit(EvalLogged(self.step, result.loss, tokens_seen=self.tokens_seen,
-                                         elapsed_s=now, metrics=result.metrics,
-                                         results=result.results))
-        metrics = {"val_loss": result.loss, **result.metrics}
-        snapshot = self.hooks.snapshot(self.model, self.task.vocabulary(), self.step, metrics,
-                                       self.request.run_name)
-        snapshot = dataclasses.replace(snapshot, task=task_config_to_dict(self.task.config),
-                                       run_dir=str(self.run_dir))
-        yield from self._emit(SnapshotReady(snapshot))
-        problem = self.guard.validation_problem(result.loss)
-        if problem:
-            step = self.step
-            good = self.guard.roll_back(step, problem, self.model, self.optimizer, to_best=True)
-            self.step, self.carry, self.tokens_seen = good.step, _clone(good.state), \
-                good.tokens_seen
-            new_lr = lr_at(self.config, self.step, self.guard.lr_scale, self._now())
-            yield from self._emit(DivergenceHandled(step, problem, new_lr, self.guard.tries,
-                                                    good.step))
-            return True
-        # a loss worse than a uniform guess is never 'best', however it compares
-        uniform = self.guard.uniform_loss
-        if result.loss < self.best_val and (uniform is None or result.loss < uniform):
-            self.best_val, self.best_step, self.since_best = result.loss, self.step, 0
-            self.guard.keep_best(self.step, self.model, self.optimizer, self.carry,
-                                 self.tokens_seen)
-            yield from self._emit(self._save("best", metrics))
-        else:
-            self.since_best += 1
-        return False
-
     def _progress(self, loss: float, last: bool) -> Progress:
         """The status bar's progress: by steps, or by the time budget when there is one (so
         its bar and ETA follow the clock the run ends by). Of the whole run: a resumed run's
@@ -439,36 +265,9 @@ class Trainer:
         return Progress(now, self.budget_s, f"Step {self.step}, {_clock(now)} of "
                         f"{_clock(self.budget_s)}, loss {loss:.3f}")
 
-    def _test_figure(self) -> Iterator[Event]:
-        """Score the best validation's model (the 'best' checkpoint; the last model when no
-        validation made one) once on the test split, as the run's closing figure. The run is
-        over (its latest checkpoint written), so the live model may take the best weights."""
-        which, at = "latest", self.step
-        if self.guard.best is not None:  # the best of this session, as saved
-            self.model.load_state_dict(self.guard.best.model)
-            which, at = "best", self.guard.best.step
-        elif self.best_step >= 0 and (self.checkpoint_dir / "best.json").is_file():
-            saved = checkpoints.load_checkpoint(self.checkpoint_dir / "best.json")
-            checkpoints.load_weights_into(self.model, saved, "best checkpoint")  # earlier session
-            which, at = "best", saved.step
-        result = self.task.test(self.model, self.amp)
-        if result is None or not math.isfinite(result.loss):
-            return
-        yield from self._emit(TestLogged(self.step, result.loss, at, which,
-                                         {"test_loss": result.loss, **result.metrics}))
-
-
 def _clock(seconds: float) -> str:
     minutes, rest = divmod(int(seconds), 60)
     return f"{minutes}:{rest:02d}"
-
-
-def _clone(state):
-    if state is None:
-        return None
-    if isinstance(state, torch.Tensor):
-        return state.clone()
-    return type(state)(_clone(s) for s in state)
 
 
 def train_steps(request: TrainRequest, control: JobControl | None = None) -> Iterator[Event]:
