@@ -11,7 +11,8 @@ import threading
 import pytest
 
 from workbench.core.corpus import limits
-from workbench.core.corpus.loading import CorpusTooLargeError, load_corpus, load_corpus_steps
+from workbench.core.corpus.file_reading import CorpusTooLargeError
+from workbench.core.corpus.loading import load_corpus, load_corpus_steps
 from workbench.core.jobs import UserFacingError
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from workbench.core.events import Event, SampleGenerated
 from workbench.core.files import bounded
 from workbench.core.jobs import UserFacingError
-from workbench.core.training.runs import parse_event_line, parse_sample_line
+from workbench.core.training.run_lines import parse_event_line, parse_sample_line
 
 CHECK_BYTES = 256  # read before the resume point to tell growth from a rewrite
 MAX_BYTES = 1 << 20  # per read: about 8,000 metrics lines
