@@ -6,19 +6,16 @@ import logging
 from collections.abc import Sequence
 
 from PySide6.QtCore import QSettings, Qt, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFrame,
     QLabel,
-    QMainWindow,
     QMessageBox,
     QScrollArea,
-    QWhatsThis,
     QWidget,
 )
 
-from workbench import __version__
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.gui_thread_gc import GuiThreadCollector
 from workbench.qt.help import HelpPage, Welcome, wants_welcome, whats_this_html
@@ -26,9 +23,9 @@ from workbench.qt.job_status import JobStatusWidget
 from workbench.qt.panel import AREAS, Panel
 from workbench.qt.recent_files import RecentFiles
 from workbench.qt.widgets.boxes import row
-from workbench.qt.widgets.corpus_open import ask_corpus_file, ask_corpus_folder
 from workbench.qt.widgets.spotlight import Spotlight, find_control, reveal
 from workbench.qt.window_layout import WindowLayout
+from workbench.qt.window_menus import WindowMenus
 
 # Errors shown to the user also go to stderr, so a terminal, a log or the installer check
 # (packaging/check_linux.py looks for this prefix) sees them.
@@ -36,7 +33,7 @@ SHOWN_ERROR_PREFIX = "Shown to the user:"
 _LOG = logging.getLogger(__name__)
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowMenus):
     def __init__(
         self,
         controller: WorkbenchController,
@@ -60,6 +57,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(QWidget())
         self.centralWidget().hide()  # docks fill the window
         self._build_menus()
+        self.getting_started_action.triggered.connect(self.show_getting_started)
+        self.welcome_action.triggered.connect(lambda: self.show_welcome(force=True))
         for panel_type in panel_types:
             self.add_panel(panel_type(controller))
         self.job_status = JobStatusWidget(controller.jobs)
@@ -171,92 +170,6 @@ class MainWindow(QMainWindow):
             self.spotlight.show_on(widget)
         return widget
 
-    def _menu_named(self, title: str):
-        for action in self.menuBar().actions():
-            if action.menu() is not None and action.text() == title:
-                return action.menu()
-        menu = _new_menu(self, title)
-        self.menuBar().insertMenu(self.help_menu.menuAction(), menu)  # returns the QAction
-        return menu
-
-    # --- menus --------------------------------------------------------------------------------
-
-    def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        open_file = QAction("&Open corpus file…", self, shortcut=QKeySequence("Ctrl+O"))
-        open_file.triggered.connect(self.open_corpus_dialog)
-        open_folder = QAction("Open corpus &folder…", self, shortcut=QKeySequence("Ctrl+Shift+O"))
-        open_folder.triggered.connect(self.open_folder_dialog)
-        file_menu.addActions([open_file, open_folder])
-        self.recent_menu = file_menu.addMenu("Open &recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
-        file_menu.addSeparator()
-        quit_action = QAction("&Quit", self, shortcut=QKeySequence("Ctrl+Q"))
-        quit_action.triggered.connect(self.close)
-        file_menu.addAction(quit_action)
-
-        self.view_menu = self.menuBar().addMenu("&View")
-        self._panels_in_view_menu = self.view_menu.addSeparator()  # the panels' toggles follow
-
-        job_menu = self.menuBar().addMenu("&Job")
-        self.pause_action = QAction("&Pause", self, shortcut=QKeySequence("Ctrl+Shift+P"))
-        self.pause_action.triggered.connect(self.controller.jobs.toggle_pause)
-        self.cancel_action = QAction("&Cancel", self, shortcut=QKeySequence("Ctrl+."))
-        self.cancel_action.triggered.connect(self.controller.jobs.cancel)
-        job_menu.addActions([self.pause_action, self.cancel_action])
-        self.controller.jobs.state_changed.connect(self._on_job_state)
-        self._on_job_state(self.controller.jobs.state)
-
-        self.help_menu = self.menuBar().addMenu("&Help")
-        started = QAction("&Getting started", self, shortcut=QKeySequence("F1"))
-        started.triggered.connect(self.show_getting_started)
-        whats_this = QWhatsThis.createAction(self)
-        whats_this.setText("&What is this?")
-        whats_this.setShortcut(QKeySequence("Shift+F1"))
-        welcome = QAction("&Welcome…", self)
-        welcome.triggered.connect(lambda: self.show_welcome(force=True))
-        about = QAction("&About Sequence Workbench", self)
-        about.triggered.connect(self._about)
-        self.help_menu.addActions([started, whats_this, welcome])
-        self.help_menu.addSeparator()
-        self.help_menu.addAction(about)
-
-    def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        paths = self.recent.paths()
-        if not paths:
-            self.recent_menu.addAction("(none yet)").setEnabled(False)
-        for path in paths:
-            action = self.recent_menu.addAction(path)
-            action.triggered.connect(lambda _=False, p=path: self.open_corpus(p))
-
-    @Slot()
-    def open_corpus_dialog(self) -> None:
-        path = ask_corpus_file(self)
-        if path:
-            self.open_corpus(path)
-
-    @Slot()
-    def open_folder_dialog(self) -> None:
-        path = ask_corpus_folder(self)
-        if path:
-            self.open_corpus(path)
-
-    def open_corpus(self, path: str, **options) -> bool:
-        """Open through the controller (the Corpus panel's filter and encoding apply there)
-        and remember the path among the recent files."""
-        started = self.controller.open_corpus(path, **options)
-        if started:
-            self.recent.add(path)
-        return started
-
-    @Slot(str)
-    def _on_job_state(self, state: str) -> None:
-        """The Job menu follows the runner's state, as every other Pause/Stop control does."""
-        self.pause_action.setText("&Resume" if state == "paused" else "&Pause")
-        self.pause_action.setEnabled(state in ("running", "paused"))
-        self.cancel_action.setEnabled(state in ("running", "paused"))
-
     @Slot()
     def show_getting_started(self) -> HelpPage:
         if self.help_page is None:
@@ -274,14 +187,6 @@ class MainWindow(QMainWindow):
         self.welcome = Welcome(self.settings, lessons, self.show_getting_started, self)
         self.welcome.show()
         return self.welcome
-
-    def _about(self) -> None:
-        QMessageBox.about(
-            self,
-            "About Sequence Workbench",
-            f"Sequence Workbench {__version__}\n\nTrain, inspect and write with sequence models "
-            "of text. Default corpus: Shakespeare (Open Shakespeare / Open Knowledge Foundation).",
-        )
 
     # --- messages -----------------------------------------------------------------------------
 
@@ -343,9 +248,3 @@ class MainWindow(QMainWindow):
         self.controller.shutdown()
         self.collector.stop()
         super().closeEvent(event)
-
-
-def _new_menu(parent: QWidget, title: str):
-    from PySide6.QtWidgets import QMenu
-
-    return QMenu(title, parent)
