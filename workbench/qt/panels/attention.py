@@ -13,7 +13,6 @@ an RNN encoder-decoder has one "head": its decoder's α.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import QComboBox, QTabWidget
 from workbench.core.trace import Trace
 from workbench.core.worked.attention import attention_computation
 from workbench.qt.inspector import InspectorPanel
+from workbench.qt.panels.attention_views import AttentionView, attention_views, finite, masked
 from workbench.qt.widgets.boxes import column, readable, series_colour
 from workbench.qt.widgets.cell_equations import attention_card, card_html, wrap
 from workbench.qt.widgets.heatmap import Heatmap, ticks
@@ -36,60 +36,6 @@ if TYPE_CHECKING:  # (core.seq2seq_trace is outside the Qt room's allow-list)
 ENCODER_TASKS = ("masked_lm", "classify", "tag")  # their attention reads both ways by design
 STATISTICS = ("entropy", "mean distance", "previous token", "first token")
 LINE_BUCKETS = (0.05, 0.15, 0.3, 0.5, 0.75)  # weights drawn thicker and darker per bucket
-
-
-def masked(matrix: np.ndarray, scores: np.ndarray | None = None) -> np.ndarray:
-    """The matrix with the masked cells set to NaN (drawn hatched): those whose score is −∞,
-    or every future cell (j > i) when no scores are given. A model whose causal mask is
-    ablated has none."""
-    out = np.array(matrix, dtype=np.float32)
-    if scores is None:
-        out[np.triu_indices(out.shape[0], 1)] = np.nan
-    else:
-        out[~np.isfinite(np.asarray(scores))] = np.nan
-    out[~np.isfinite(out)] = np.nan
-    return out
-
-
-@dataclass(frozen=True)
-class AttentionView:
-    """One layer's attention: weights (nh, queries, keys), scores or None, axis labels."""
-
-    name: str
-    attn: np.ndarray
-    scores: np.ndarray | None
-    rows: list[str]
-    cols: list[str]
-    causal: bool
-    values: dict = field(default_factory=dict)  # a language model's layer values (worked cells)
-    convention: str = ""
-
-
-def attention_views(trace: Trace | Seq2seqTrace) -> list[AttentionView]:
-    """Every attention matrix of a trace: a language model's layers, or a sequence-to-sequence
-    model's encoder self-, decoder self- and cross-attention."""
-    if isinstance(trace, Trace):  # a language model's
-        return [AttentionView(layer.name, layer.values["attn"], layer.values.get("scores"),
-                              trace.token_text, trace.token_text, True, layer.values,
-                              layer.convention)
-                for layer in trace.layers if "attn" in layer.values]
-    source, outputs = trace.source_text, trace.target_text
-    inputs = ["<bos>", *outputs[:-1]]  # what the decoder reads at each step
-    views = [AttentionView(f"{layer.name} · self", layer.values["attn"],
-                           layer.values.get("scores"), source, source, False)
-             for layer in trace.encoder_layers if "attn" in layer.values]
-    for layer in trace.decoder_layers:
-        if "self" in layer.values:
-            views.append(AttentionView(f"{layer.name} · masked self", layer.values["self"],
-                                       None, inputs, inputs, True))
-        if "cross" in layer.values:
-            views.append(AttentionView(f"{layer.name} · cross", layer.values["cross"],
-                                       layer.values.get("cross_scores"), outputs, source, False))
-    if not views and np.asarray(trace.alignment).shape[1]:  # an RNN decoder's α: one head
-        views.append(AttentionView("decoder attention α (RNN)", trace.alignment[None],
-                                   None if trace.scores is None else trace.scores[None],
-                                   outputs, source, False))
-    return views
 
 
 class AttentionPanel(InspectorPanel):
@@ -240,7 +186,7 @@ class AttentionPanel(InspectorPanel):
         matrix = (layer.scores if scores else layer.attn)[head]
         what = "scores QKᵀ/√d_k" if scores else "weights α"
         shown = masked(matrix, None if layer.scores is None else layer.scores[head]) \
-            if layer.causal or layer.scores is not None else _finite(matrix)
+            if layer.causal or layer.scores is not None else finite(matrix)
         self.heatmap.set_data(shown, layer.rows, layer.cols,
                               levels=None if scores else (0.0, 1.0),
                               title=f"{layer.name}, head {head}: {what}")
@@ -261,7 +207,7 @@ class AttentionPanel(InspectorPanel):
                 image = pg.ImageItem(masked(matrix, None if layer.scores is None
                                             else layer.scores[h])
                                      if layer.causal or layer.scores is not None
-                                     else _finite(matrix),
+                                     else finite(matrix),
                                      axisOrder="row-major", levels=(0, 1))
                 image.setColorMap(cmap)
                 image.mouseClickEvent = lambda _ev, li=li, h=h: self.select(li, h)
@@ -329,10 +275,3 @@ class AttentionPanel(InspectorPanel):
                 for target, value in zip(columns, [step, head, *row], strict=True):
                     target.append(float(value))
         return header, columns
-
-
-def _finite(matrix: np.ndarray) -> np.ndarray:
-    """A matrix without a causal mask, −∞ scores (padding) drawn as masked cells."""
-    out = np.array(matrix, dtype=np.float32)
-    out[~np.isfinite(out)] = np.nan
-    return out
