@@ -85,22 +85,22 @@ def test_click_resamples_from_that_token_with_the_next_seed(qtbot, panel):
 
 def test_clamp_settings_reach_the_job(qtbot, panel):
     panel.controller.set_snapshot(snapshot())
-    panel.clamp_on.setChecked(True)
-    panel.clamp_layer.setValue(1)
-    panel.clamp_index.setValue(7)
-    panel.clamp_value.setValue(0.5)
+    panel.clamp_box.on.setChecked(True)
+    panel.clamp_box.layer.setValue(1)
+    panel.clamp_box.index.setValue(7)
+    panel.clamp_box.value.setValue(0.5)
     generate(qtbot, panel)
     assert panel.controller.backend.inspection.generations[-1][2] == {
         "layer": 1, "unit": 7, "value": 0.5}
-    panel.clamp_kind.setCurrentText("head")
-    assert panel.clamp() == {"layer": 1, "head": 7, "value": 0.5}
+    panel.clamp_box.kind.setCurrentText("head")
+    assert panel.clamp_box.clamp() == {"layer": 1, "head": 7, "value": 0.5}
 
 
 def test_clamp_boxes_offer_the_models_own_units_and_a_bad_clamp_is_refused(qtbot, panel):
     panel.controller.set_snapshot(snapshot())  # 2 layers of 8 units
-    assert panel.clamp_layer.maximum() == 1 and panel.clamp_index.maximum() == 7
-    panel.clamp_on.setChecked(True)
-    panel.clamp_kind.setCurrentText("head")  # an LSTM has no attention heads
+    assert panel.clamp_box.layer.maximum() == 1 and panel.clamp_box.index.maximum() == 7
+    panel.clamp_box.on.setChecked(True)
+    panel.clamp_box.kind.setCurrentText("head")  # an LSTM has no attention heads
     assert not panel.generate()
     assert "Clamp refused" in panel.controller.last_error
     assert "no attention heads" in panel.controller.last_error
@@ -130,12 +130,12 @@ def test_the_history_records_each_generations_settings_and_clamp(qtbot, panel):
     config = panel.form.config()
     panel.form.set_config(type(config)(**{**vars(config), "strategy": "top-k", "top_k": 7,
                                           "seed": 3, "temperature": 0.8}))
-    panel.clamp_on.setChecked(True)
-    panel.clamp_layer.setValue(0)
-    panel.clamp_index.setValue(5)
-    panel.clamp_value.setValue(1.5)
+    panel.clamp_box.on.setChecked(True)
+    panel.clamp_box.layer.setValue(0)
+    panel.clamp_box.index.setValue(5)
+    panel.clamp_box.value.setValue(1.5)
     generate(qtbot, panel)
-    panel.clamp_on.setChecked(False)
+    panel.clamp_box.on.setChecked(False)
     generate(qtbot, panel)
     first, second = (panel.history_list.item(i).text() for i in range(2))
     assert "top-k, T=0.8, k=7, max 200, seed 3, clamp layer 0 unit 5 = 1.5" in first

@@ -21,14 +21,10 @@ from typing import Any, ClassVar
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
-    QDoubleSpinBox,
     QLabel,
     QListWidget,
     QPlainTextEdit,
     QPushButton,
-    QSpinBox,
     QSplitter,
     QToolTip,
     QVBoxLayout,
@@ -37,7 +33,6 @@ from PySide6.QtWidgets import (
 from workbench.core.config.fields import from_dict, to_dict
 from workbench.core.config.generation import (
     GenerationConfig,
-    clamp_limits,
     clamp_problems,
     describe_settings,
 )
@@ -46,6 +41,7 @@ from workbench.core.jobs import user_message
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, row
 from workbench.qt.widgets.checkpoint_open import ask_checkpoint_path, open_checkpoint
+from workbench.qt.widgets.clamp_box import ClampBox
 from workbench.qt.widgets.config_form import ConfigForm
 from workbench.qt.widgets.control_column import ControlColumn
 from workbench.qt.widgets.snapshot_source import no_model_text
@@ -87,17 +83,7 @@ class GeneratePanel(Panel):
         self.form = ConfigForm(GenerationConfig)
         self.form.changed.connect(lambda _config: self._enable_fields())
         self._enable_fields()
-        self.clamp_on = QCheckBox("Clamp")
-        self.clamp_on.setToolTip("Fix one recurrent unit (its h_t) or one attention head's "
-                                 "output to a value at every step, and see the text change.")
-        self.clamp_kind = QComboBox()
-        self.clamp_kind.addItems(["unit", "head"])
-        self.clamp_layer, self.clamp_index = QSpinBox(), QSpinBox()
-        self.clamp_layer.setRange(0, 64)
-        self.clamp_index.setRange(0, 100000)
-        self.clamp_value = QDoubleSpinBox()
-        self.clamp_value.setRange(-100, 100)
-        self.clamp_value.setSingleStep(0.1)
+        self.clamp_box = ClampBox()
         self.generate_button = QPushButton("Generate")
         self.generate_button.setDefault(True)
         self.generate_button.clicked.connect(lambda _checked=False: self.generate())
@@ -112,11 +98,8 @@ class GeneratePanel(Panel):
         self.info.setTextFormat(Qt.TextFormat.RichText)
         self.history_list = QListWidget()
         self.history_list.currentRowChanged.connect(self._show_history)
-        clamp_row = column(row(self.clamp_on, self.clamp_kind, QLabel("layer"), self.clamp_layer),
-                           row(QLabel("unit / head"), self.clamp_index, QLabel("value"),
-                               self.clamp_value))
         left = column(row(self.source, open_button), QLabel("Prompt"), self.prompt, self.form,
-                      clamp_row, row(self.generate_button, self.stop_button))
+                      self.clamp_box, row(self.generate_button, self.stop_button))
         left.layout().addStretch(1)
         scroll = ControlColumn(left)
         right = QSplitter(Qt.Orientation.Vertical)
@@ -173,21 +156,8 @@ class GeneratePanel(Panel):
             self.source.setText(no_model_text(self.controller))
         else:
             self.source.setText(f"Model: {self.snapshot.label}")
-            self._fit_clamp_boxes()
+            self.clamp_box.fit(self.snapshot.model_config)
         self.generate_button.setEnabled(self.snapshot is not None and not self._generating)
-
-    def _fit_clamp_boxes(self) -> None:
-        """Offer the snapshot's own layers and units (or heads): the boxes stop at the last."""
-        limits = clamp_limits(self.snapshot.model_config)
-        self.clamp_on.setEnabled(limits is not None)
-        if limits is None:
-            self.clamp_on.setChecked(False)
-            return
-        kind, layers, size = limits
-        self.clamp_kind.setCurrentText(kind)
-        self.clamp_layer.setRange(0, max(layers - 1, 0))
-        self.clamp_index.setRange(0, max(size - 1, 0))
-        self.clamp_index.setToolTip(f"0 to {size - 1}: this model has {size} {kind}s a layer")
 
     def ask_checkpoint(self) -> None:
         path = ask_checkpoint_path(self)
@@ -203,12 +173,6 @@ class GeneratePanel(Panel):
 
     # --- generating ---------------------------------------------------------------------------
 
-    def clamp(self) -> dict | None:
-        if not self.clamp_on.isChecked():
-            return None
-        return {"layer": self.clamp_layer.value(), self.clamp_kind.currentText():
-                self.clamp_index.value(), "value": self.clamp_value.value()}
-
     def _prompt_from_corpus(self, corpus) -> None:
         stats = corpus.stats if corpus is not None else None
         suggestion = stats.prompt if stats is not None else ""
@@ -223,7 +187,7 @@ class GeneratePanel(Panel):
                                          "checkpoint, and fix the settings marked in red.")
             return False
         prompt = self.prompt.toPlainText() if prompt is None else prompt
-        clamp = self.clamp()
+        clamp = self.clamp_box.clamp()
         problems = clamp_problems(self.snapshot.model_config, clamp)
         if problems:  # it would silently do nothing: say why and what would work
             self.controller.report_error("Clamp refused: " + " ".join(problems))
