@@ -23,10 +23,9 @@ from workbench.core.models.base import (
     to_numpy,
     token_labels,
 )
+from workbench.core.models.recurrent_steps import FUSED
 from workbench.core.models.registry import register_builder
 from workbench.core.trace import LayerTrace, Trace
-
-_FUSED = {"rnn": nn.RNN, "lstm": nn.LSTM, "gru": nn.GRU}
 
 
 class RecurrentLM(SequenceModel):
@@ -39,7 +38,7 @@ class RecurrentLM(SequenceModel):
         self.directions = 2 if config.bidirectional else 1
         extra = {"nonlinearity": config.nonlinearity} if self.kind == "rnn" else {}
         self.embedding = nn.Embedding(config.vocab_size, config.embedding_size)
-        self.rnn = _FUSED[self.kind](
+        self.rnn = FUSED[self.kind](
             config.embedding_size,
             config.hidden_size,
             num_layers=config.num_layers,
@@ -150,5 +149,5 @@ def identity_init(rnn: nn.RNNBase) -> None:
                 param.zero_()
 
 
-for _arch in _FUSED:
+for _arch in FUSED:
     register_builder(_arch)(RecurrentLM)

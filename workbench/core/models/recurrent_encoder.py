@@ -25,9 +25,8 @@ from workbench.core.models.encoder import (
     full_mask,
     register_encoder,
 )
+from workbench.core.models.recurrent_steps import FUSED
 from workbench.core.trace import LayerTrace
-
-_FUSED = {"rnn": nn.RNN, "lstm": nn.LSTM, "gru": nn.GRU}
 
 
 class RecurrentEncoder(nn.Module):
@@ -45,7 +44,7 @@ class RecurrentEncoder(nn.Module):
         self.output_size = config.hidden_size * self.directions
         extra = {"nonlinearity": config.nonlinearity} if self.kind == "rnn" else {}
         self.embedding = nn.Embedding(config.vocab_size, config.embedding_size)
-        self.rnn = _FUSED[self.kind](
+        self.rnn = FUSED[self.kind](
             config.embedding_size,
             config.hidden_size,
             num_layers=config.num_layers,
@@ -114,5 +113,5 @@ def _detached(state: State) -> State:
     return tuple(s.detach() for s in state)
 
 
-for _arch in _FUSED:
+for _arch in FUSED:
     register_encoder(_arch)(RecurrentEncoder)

@@ -20,7 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import torch
+from torch import nn
 from torch.nn import functional as F
+
+# The fused module of each recurrent kind: what a model, an encoder and a decoder train with
+# (cuDNN on a GPU), and whose weights `run` below reads step by step to inspect.
+FUSED: dict[str, type[nn.RNNBase]] = {"rnn": nn.RNN, "lstm": nn.LSTM, "gru": nn.GRU}
 
 CONVENTIONS = {
     "rnn": "h_t = g(U h_{t-1} + W x_t + b), torch's two biases b = b_ih + b_hh",

@@ -16,9 +16,8 @@ import torch
 from torch import nn
 
 from workbench.core.models.attention_scores import AttentionScore, masked_softmax
+from workbench.core.models.recurrent_steps import FUSED
 from workbench.core.models.seq2seq_base import Memory
-
-_FUSED = {"rnn": nn.RNN, "lstm": nn.LSTM, "gru": nn.GRU}
 
 
 class RnnDecoder(nn.Module):
@@ -34,7 +33,7 @@ class RnnDecoder(nn.Module):
             self.bridge_h = nn.Linear(size, size)  # W_b
             self.bridge_c = nn.Linear(size, size) if config.cell == "lstm" else None
         self.embedding = nn.Embedding(config.target_vocab_size, config.embedding_size)
-        self.rnn = _FUSED[config.cell](
+        self.rnn = FUSED[config.cell](
             config.embedding_size + (size if self.feeds else 0), size,
             num_layers=config.num_layers, batch_first=True,
             dropout=config.dropout if config.num_layers > 1 else 0.0)
