@@ -6,20 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.qt.seq2seq_fakes import OUTPUT, SOURCE, alignment, fake_backend, rnn_trace, snapshot
-from workbench.qt.controller import WorkbenchController
+from tests.qt.seq2seq_fakes import OUTPUT, SOURCE, alignment, rnn_trace, snapshot
 from workbench.qt.panels.alignment import AlignmentPanel
-from workbench.qt.widgets import probe_bar
 
 
 @pytest.fixture
-def panel(qtbot, monkeypatch):
-    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)  # no throttling in tests
-    controller = WorkbenchController(fake_backend())
-    widget = AlignmentPanel(controller)
-    qtbot.addWidget(widget)
-    yield widget
-    controller.shutdown()
+def panel(make_panel):
+    return make_panel(AlignmentPanel)
 
 
 def publish(qtbot, panel, step, attention="additive"):

@@ -5,20 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.qt.fake_backend import FakeBackend, snapshot, transformer_trace
+from tests.qt.fake_backend import snapshot, transformer_trace
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.panels.attention import AttentionPanel
 from workbench.qt.widgets import probe_bar
 
 
 @pytest.fixture
-def panel(qtbot, monkeypatch):
-    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)  # no throttling in tests
-    controller = WorkbenchController(FakeBackend())
-    widget = AttentionPanel(controller)
-    qtbot.addWidget(widget)
-    yield widget
-    controller.shutdown()
+def panel(make_panel):
+    return make_panel(AttentionPanel)
 
 
 def publish(qtbot, panel, step):

@@ -5,20 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.qt.fake_backend import FakeBackend, lstm_trace, snapshot
-from workbench.qt.controller import WorkbenchController
+from tests.qt.fake_backend import lstm_trace, snapshot
 from workbench.qt.panels.gates import GatesPanel, activation_html
 from workbench.qt.widgets import probe_bar
 
 
 @pytest.fixture
-def panel(qtbot, monkeypatch):
-    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)  # no throttling in tests
-    controller = WorkbenchController(FakeBackend())
-    widget = GatesPanel(controller)
-    qtbot.addWidget(widget)
-    yield widget
-    controller.shutdown()
+def panel(make_panel):
+    return make_panel(GatesPanel)
 
 
 def publish(qtbot, panel, step):

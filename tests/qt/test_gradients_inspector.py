@@ -5,21 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.qt.fake_backend import FakeBackend, lstm_trace
+from tests.qt.fake_backend import lstm_trace
 from workbench.core.snapshot import Snapshot
-from workbench.qt.controller import WorkbenchController
 from workbench.qt.panels.gradients import GradientsPanel
-from workbench.qt.widgets import probe_bar
 
 
 @pytest.fixture
-def panel(qtbot, monkeypatch):
-    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)  # no throttling in tests
-    controller = WorkbenchController(FakeBackend())
-    widget = GradientsPanel(controller)
-    qtbot.addWidget(widget)
-    yield widget
-    controller.shutdown()
+def panel(make_panel):
+    return make_panel(GradientsPanel)
 
 
 def publish(qtbot, panel, step, run="lstm-run", arch="lstm", run_dir=""):

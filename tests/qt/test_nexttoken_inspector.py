@@ -14,15 +14,11 @@ from workbench.qt.widgets import probe_bar
 
 
 @pytest.fixture
-def panel(qtbot, monkeypatch):
-    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)  # no throttling in tests
-    controller = WorkbenchController(FakeBackend())
-    widget = NextTokenPanel(controller)
-    qtbot.addWidget(widget)
+def panel(qtbot, make_panel):
+    widget = make_panel(NextTokenPanel)
     with qtbot.waitSignal(widget.probe_bar.result_ready, timeout=5000):
-        controller.set_snapshot(snapshot(100))
-    yield widget
-    controller.shutdown()
+        widget.controller.set_snapshot(snapshot(100))
+    return widget
 
 
 def test_table_lists_top_k_per_position(panel):
