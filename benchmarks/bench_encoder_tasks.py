@@ -48,8 +48,8 @@ def train(recipe, task=None):
     """Train a recipe headless; returns (trainer, seconds of training)."""
     from workbench.core.jobs import JobControl, run_to_end
     from workbench.core.training.recipe import recipe_to_toml
-    from workbench.core.training.recipe_run import task_data_steps
-    from workbench.core.training.trainer import Trainer, TrainRequest
+    from workbench.core.training_loop.recipe_run import task_data_steps
+    from workbench.core.training_loop.trainer import Trainer, TrainRequest
 
     if task is not None:
         recipe.task = task
@@ -168,8 +168,8 @@ def finetune() -> None:
 def train_from_scratch(recipe, task):
     """The fine-tuning recipe with the pretrained run's tokenizer but fresh weights."""
     from workbench.core.jobs import JobControl, run_to_end
-    from workbench.core.training.recipe_run import task_data_steps
-    from workbench.core.training.trainer import Trainer, TrainRequest
+    from workbench.core.training_loop.recipe_run import task_data_steps
+    from workbench.core.training_loop.trainer import Trainer, TrainRequest
 
     recipe.task = task
     data = run_to_end(task_data_steps(recipe, JobControl()))

@@ -100,7 +100,7 @@ def trainer_tokens_per_s(recipe, steps: int) -> float:
     logged step after the 20th to its last (validations inside are counted)."""
     from workbench.core.events import StepLogged
     from workbench.core.jobs import JobControl
-    from workbench.core.training.recipe_run import recipe_train_steps
+    from workbench.core.training_loop.recipe_run import recipe_train_steps
 
     recipe.training = dataclasses.replace(recipe.training, threads=1, max_steps=steps)
     first = last = None

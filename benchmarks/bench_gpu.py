@@ -54,7 +54,7 @@ def train(loaded, on_eval=None, on_done=None) -> tuple[float, float]:
     `on_done(best)` gets the path of the best checkpoint before the run folder goes."""
     from workbench.core.events import CheckpointSaved, EvalLogged, StepLogged
     from workbench.core.jobs import JobControl
-    from workbench.core.training.recipe_run import recipe_train_steps
+    from workbench.core.training_loop.recipe_run import recipe_train_steps
 
     first = last = best = None
     start = time.perf_counter()

@@ -169,7 +169,7 @@ def bench_probe_overhead(tokens, steps: int, repeats: int, eval_every: int = 20)
     from workbench.core.config.training import TrainingConfig
     from workbench.core.events import JobFailed, SnapshotReady, StepLogged
     from workbench.core.jobs import JobControl, drive
-    from workbench.core.training.trainer import TrainRequest, train_job
+    from workbench.core.training_loop.trainer import TrainRequest, train_job
 
     def run(probe: bool, folder: Path) -> float:
         folder.mkdir(parents=True)

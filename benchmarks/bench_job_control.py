@@ -25,7 +25,7 @@ from benchmarks.bench_training import model_config, model_hooks, shipped_tokens
 
 def request(tokens, steps: int, tmp: str):
     from workbench.core.config.training import TrainingConfig
-    from workbench.core.training.trainer import TrainRequest
+    from workbench.core.training_loop.trainer import TrainRequest
 
     training = TrainingConfig(batch_size=32, seq_len=64, max_steps=steps, eval_every=10 * steps,
                               sample_every=0, log_every=10, checkpoint_every=10 * steps,
@@ -37,7 +37,7 @@ def request(tokens, steps: int, tmp: str):
 def timed_run(tokens, steps: int, tmp: str, with_control: bool) -> float:
     from workbench.core.events import StepLogged
     from workbench.core.jobs import JobControl, JobSpec, drive
-    from workbench.core.training.trainer import train_steps
+    from workbench.core.training_loop.trainer import train_steps
 
     control = JobControl()
     spec = JobSpec("bench", lambda c: train_steps(request(tokens, steps, tmp),
@@ -52,7 +52,7 @@ def timed_run(tokens, steps: int, tmp: str, with_control: bool) -> float:
 
 def look_cost(repeats: int = 200_000) -> float:
     from workbench.core.jobs import JobControl
-    from workbench.core.training.trainer import Trainer
+    from workbench.core.training_loop.trainer import Trainer
 
     probe = Trainer.__new__(Trainer)
     probe.control, probe._since = JobControl(), 0.0
@@ -69,7 +69,7 @@ def latency(tokens, steps: int, tmp: str, pause: bool, per_step: bool = True
     looking between events (before the trainer looked every step)."""
     from workbench.core.events import JobCancelled, Progress
     from workbench.core.jobs import JobControl, JobSpec, drive
-    from workbench.core.training.trainer import train_steps
+    from workbench.core.training_loop.trainer import train_steps
 
     control = JobControl()
     req = request(tokens, steps, tmp)

@@ -26,7 +26,7 @@ from workbench.core.resources import resource_path
 def train_recipe(path: str) -> float:
     """Seconds to train a lesson's recipe to its last step, headless."""
     from workbench.core.training.recipe import load_recipe
-    from workbench.core.training.recipe_run import recipe_train_steps
+    from workbench.core.training_loop.recipe_run import recipe_train_steps
 
     recipe = load_recipe(resource_path(path))
     start = time.perf_counter()

@@ -44,7 +44,7 @@ def timed_run(recipe, minutes: float) -> list[tuple[float, int, dict, dict]]:
     results) at each validation."""
     from workbench.core.events import EvalLogged
     from workbench.core.jobs import JobControl, JobSpec, drive
-    from workbench.core.training.recipe_run import recipe_train_steps
+    from workbench.core.training_loop.recipe_run import recipe_train_steps
 
     control = JobControl()
     spec = JobSpec(recipe.name, lambda c: recipe_train_steps(recipe, c, gui=False))
@@ -75,7 +75,7 @@ def matched_plain(recipe):
     """The recipe's model without attention, its hidden size matched to the parameter count."""
     from workbench.core.jobs import JobControl, run_to_end
     from workbench.core.models.summary import matched_size, parameter_count
-    from workbench.core.training.recipe_run import task_data_steps
+    from workbench.core.training_loop.recipe_run import task_data_steps
 
     data = run_to_end(task_data_steps(recipe, JobControl()))
     sized = dataclasses.replace(recipe.model, source_vocab_size=data.source_tokenizer.vocab_size,
@@ -110,8 +110,8 @@ def step_time(steps: int, repeats: int) -> None:
     from workbench.core.jobs import JobControl, drive, run_to_end
     from workbench.core.models import build_model
     from workbench.core.tasks import build_task
-    from workbench.core.training.recipe_run import task_data_steps
-    from workbench.core.training.trainer import TrainRequest, train_job
+    from workbench.core.training_loop.recipe_run import task_data_steps
+    from workbench.core.training_loop.trainer import TrainRequest, train_job
 
     torch.set_num_threads(1)
     recipe = _load("dates-additive", max_steps=steps, eval_every=100_000, sample_every=0,

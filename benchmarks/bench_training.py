@@ -284,7 +284,7 @@ def quality(minutes: float, names: list[str] | None = None) -> None:
     from workbench.core.training.batches import validation_windows
     from workbench.core.training.evaluation import evaluate
     from workbench.core.training.recipe import load_recipe
-    from workbench.core.training.recipe_run import recipe_train_steps
+    from workbench.core.training_loop.recipe_run import recipe_train_steps
 
     rows = []
     for preset in sorted(resource_path("recipes").glob("*.toml")):

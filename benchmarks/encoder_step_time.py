@@ -134,8 +134,8 @@ def speed(load, steps: int, repeats: int, presets=PRESETS) -> None:
     import torch
 
     from workbench.core.jobs import JobControl, run_to_end
-    from workbench.core.training.recipe_run import task_data_steps
-    from workbench.core.training.trainer import Trainer, TrainRequest
+    from workbench.core.training_loop.recipe_run import task_data_steps
+    from workbench.core.training_loop.trainer import Trainer, TrainRequest
 
     torch.set_num_threads(1)
     for name in presets:

@@ -65,7 +65,7 @@ def train_workbench(recipe_path: str, out: Path, marks_s: list[float], steps: in
     from workbench.core.models import build_model
     from workbench.core.training.evaluation import ModelHooks
     from workbench.core.training.recipe import load_recipe
-    from workbench.core.training.recipe_run import recipe_train_steps
+    from workbench.core.training_loop.recipe_run import recipe_train_steps
 
     recipe = load_recipe(recipe_path)
     training = dataclasses.replace(recipe.training, threads=1)

@@ -40,7 +40,7 @@ VECTORS = EmbeddingConfig(architecture="skip-gram", vector_size=50, window=5,
 def make_model(preset: str, steps: int, device: str = "cpu") -> dict:
     from workbench.core.training.model_files import write_model_checkpoint
     from workbench.core.training.recipe import load_recipe
-    from workbench.core.training.recipe_run import recipe_train_steps
+    from workbench.core.training_loop.recipe_run import recipe_train_steps
 
     recipe = load_recipe(ROOT / "resources" / "recipes" / f"{preset}.toml")
     # minutes=0: the schedule is fitted to the steps, so the models do not depend on how fast

@@ -31,6 +31,9 @@ def test_room_contracts_hold():
     # the Qt room's contract is an allow-list: a torch-free core module not on it is refused
     ("workbench/qt/planted.py", "from workbench.core import cpu_threads\n",
      "workbench.qt.planted -> workbench.core.cpu_threads"),
+    # the core's layers: a model may not reach up to the training loop
+    ("workbench/core/models/planted.py", "from workbench.core.training_loop import trainer\n",
+     "workbench.core.models.planted -> workbench.core.training_loop"),
 ])
 def test_a_planted_import_breaks_the_contract(tmp_path, planted, source, expected):
     """The checks are real: plant an import in a copy of the package and it must fail."""

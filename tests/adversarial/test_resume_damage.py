@@ -16,7 +16,7 @@ from safetensors.torch import load, save
 from tests.core.training_fixtures import tiny_request
 from workbench.core.jobs import UserFacingError
 from workbench.core.training.run_lock import LOCK_NAME
-from workbench.core.training.trainer import Trainer
+from workbench.core.training_loop.trainer import Trainer
 
 
 @pytest.fixture(scope="module")

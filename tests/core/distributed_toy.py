@@ -27,7 +27,7 @@ from workbench.core.snapshot import Snapshot
 from workbench.core.tasks import Batch, Evaluation, Task, register_task
 from workbench.core.tasks.base import _TASKS
 from workbench.core.training.evaluation import ModelHooks
-from workbench.core.training.trainer import TrainRequest, train_job
+from workbench.core.training_loop.trainer import TrainRequest, train_job
 
 LENGTH = 6
 

@@ -109,8 +109,8 @@ def train_or_resume(run_dir: str, max_steps: int) -> None:
     from training_fixtures import tiny_request
 
     from workbench.core.jobs import JobControl
-    from workbench.core.training.recipe_run import resume_steps  # noqa: F401 - preloaded
-    from workbench.core.training.trainer import train_steps
+    from workbench.core.training_loop.recipe_run import resume_steps  # noqa: F401 - preloaded
+    from workbench.core.training_loop.trainer import train_steps
 
     run = Path(run_dir)
     resume = (run / "checkpoints").is_dir() and any((run / "checkpoints").glob("*.json"))

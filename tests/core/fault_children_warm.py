@@ -5,7 +5,7 @@ child starts warm."""
 import torch
 from safetensors.torch import save
 
-import workbench.core.training.trainer  # noqa: F401
+import workbench.core.training_loop.trainer  # noqa: F401
 
 _model = torch.nn.GRU(4, 4)
 _optimizer = torch.optim.AdamW(_model.parameters())

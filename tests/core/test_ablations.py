@@ -122,7 +122,7 @@ def test_a_recipe_sets_free_running_training_and_the_trainer_honours_it(tmp_path
     from workbench.core.events import JobFinished, StepLogged
     from workbench.core.jobs import JobControl, drive
     from workbench.core.training.recipe import parse_recipe
-    from workbench.core.training.trainer import TrainRequest, train_job
+    from workbench.core.training_loop.trainer import TrainRequest, train_job
 
     recipe = parse_recipe('[corpus]\nresource = "corpora/shakespeare-small"\n[model]\n'
                           'arch = "gru"\n[task]\nname = "language_model"\nteacher_forcing = 0.0\n')

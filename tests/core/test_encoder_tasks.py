@@ -25,7 +25,7 @@ from workbench.core.models.snapshots import model_from_snapshot
 from workbench.core.predictions import ClassifyPrediction, FillMaskPrediction, TagPrediction
 from workbench.core.tasks import build_task, task_class
 from workbench.core.training.checkpoints import load_checkpoint
-from workbench.core.training.trainer import TrainRequest
+from workbench.core.training_loop.trainer import TrainRequest
 
 GRU = GruConfig(embedding_size=8, hidden_size=8, bidirectional=True)
 ENCODER = TransformerEncoderConfig(d_model=16, num_heads=2, num_layers=1, d_ff=32,

@@ -21,7 +21,7 @@ from workbench.core.config.training import TrainingConfig
 from workbench.core.events import JobFinished
 from workbench.core.jobs import JobControl, run_to_end
 from workbench.core.tasks import build_task, task_class
-from workbench.core.training.trainer import TrainRequest
+from workbench.core.training_loop.trainer import TrainRequest
 
 GRU = GruConfig(embedding_size=8, hidden_size=8, bidirectional=True)
 PAIRS = [("go .", "va !"), ("run .", "cours !"), ("that is fun .", "c'est amusant."),

@@ -21,7 +21,7 @@ from workbench.core.tasks import build_task
 from workbench.core.tasks.seq2seq import Seq2seqTask
 from workbench.core.training.checkpoints import load_checkpoint
 from workbench.core.training.recipe import Recipe, parse_recipe, recipe_to_toml
-from workbench.core.training.trainer import TrainRequest, train_job
+from workbench.core.training_loop.trainer import TrainRequest, train_job
 
 TASK = Seq2seqTaskConfig(data="dates", size=1600, length=1, held_out=100)
 MODEL = RnnSeq2seqConfig(cell="gru", embedding_size=16, hidden_size=24, attention="additive")

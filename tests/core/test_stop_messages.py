@@ -14,7 +14,7 @@ import pytest
 
 from tests.core.training_fixtures import write_tiny_recipe
 from workbench.app.train_cli import main
-from workbench.core.training import recipe_run
+from workbench.core.training_loop import recipe_run
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 
@@ -50,7 +50,7 @@ def test_a_stop_before_the_first_step_says_no_checkpoint_was_saved(tmp_path, mon
 
 
 def test_a_stop_after_training_names_the_checkpoint_it_saved(tmp_path, monkeypatch, capsys):
-    from workbench.core.training import trainer
+    from workbench.core.training_loop import trainer
 
     recipe = write_tiny_recipe(tmp_path, max_steps=1000)
     out = tmp_path / "run"

@@ -34,7 +34,7 @@ from workbench.core.training import runs
 from workbench.core.training.checkpoints import load_checkpoint
 from workbench.core.training.evaluation import ModelHooks
 from workbench.core.training.recipe import Recipe, parse_recipe, recipe_to_toml
-from workbench.core.training.trainer import TrainRequest, train_job
+from workbench.core.training_loop.trainer import TrainRequest, train_job
 
 
 @pytest.fixture(autouse=True)

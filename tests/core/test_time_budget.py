@@ -16,7 +16,7 @@ from workbench.core.jobs import JobCancelledError
 from workbench.core.training.checkpoints import load_checkpoint
 from workbench.core.training.evaluation import ModelHooks
 from workbench.core.training.schedules import COSINE_FLOOR, lr_at
-from workbench.core.training.trainer import Trainer
+from workbench.core.training_loop.trainer import Trainer
 
 
 @pytest.fixture(autouse=True)

@@ -83,7 +83,7 @@ def test_an_unexpected_failure_prints_its_details_and_a_foreseen_one_does_not(
     def planted(*args, **kwargs):
         raise RuntimeError("a planted fault")
 
-    monkeypatch.setattr("workbench.core.training.trainer.lr_at", planted)
+    monkeypatch.setattr("workbench.core.training_loop.trainer.lr_at", planted)
     monkeypatch.setenv("WORKBENCH_LOG_DIR", str(tmp_path / "logs"))
     monkeypatch.setenv("WORKBENCH_DEBUG", "0")  # restored after the --debug run below
     assert main([str(recipe), "--out", str(tmp_path / "fails")]) == 1
@@ -148,7 +148,7 @@ def test_cli_refuses_bad_input_with_a_message(tmp_path, capsys):
 def test_a_finished_run_resumes_only_with_more_steps(tmp_path, capsys):
     from workbench.core.events import JobFailed, JobFinished
     from workbench.core.jobs import JobControl, JobSpec, drive
-    from workbench.core.training.recipe_run import resume_steps
+    from workbench.core.training_loop.recipe_run import resume_steps
 
     recipe = write_tiny_recipe(tmp_path, max_steps=10)
     out = tmp_path / "run"
@@ -208,7 +208,7 @@ def test_cli_threads_flag_sets_torch_threads_and_zero_means_every_core(tmp_path,
 def test_a_run_recorded_before_split_stripes_resumes_on_its_contiguous_split(tmp_path):
     from workbench.core.config.tokenizer import TokenizerConfig
     from workbench.core.training.recipe import load_recipe, recipe_to_toml
-    from workbench.core.training.recipe_run import split_it_was_trained_on
+    from workbench.core.training_loop.recipe_run import split_it_was_trained_on
 
     recipe = load_recipe(write_tiny_recipe(tmp_path))
     recipe.tokenizer = TokenizerConfig(kind="char", split_stripes=40)

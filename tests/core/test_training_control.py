@@ -13,7 +13,7 @@ from workbench.core.events import JobCancelled, StepLogged
 from workbench.core.jobs import JobControl, drive
 from workbench.core.training.checkpoints import load_checkpoint
 from workbench.core.training.evaluation import ModelHooks
-from workbench.core.training.trainer import train_job
+from workbench.core.training_loop.trainer import train_job
 
 
 @pytest.fixture(autouse=True)

@@ -18,7 +18,7 @@ from workbench.core.tasks import build_task
 from workbench.core.tasks.base import Evaluation
 from workbench.core.training.checkpoints import load_checkpoint, load_weights_into
 from workbench.core.training.runs import read_run
-from workbench.core.training.trainer import Trainer
+from workbench.core.training_loop.trainer import Trainer
 
 
 @pytest.fixture(autouse=True)

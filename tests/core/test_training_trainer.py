@@ -21,7 +21,7 @@ from workbench.core.events import (
 )
 from workbench.core.jobs import JobControl, drive
 from workbench.core.training.runs import read_run
-from workbench.core.training.trainer import train_job
+from workbench.core.training_loop.trainer import train_job
 
 
 @pytest.fixture(autouse=True)

@@ -109,7 +109,7 @@ def tiny_request(tmp_path, stateful: bool = True, run_dir=None, **training):
     """A TrainRequest for the tiny corpus and model with fast defaults (overridable)."""
     from workbench.core.config.training import TrainingConfig
     from workbench.core.training.evaluation import ModelHooks
-    from workbench.core.training.trainer import TrainRequest
+    from workbench.core.training_loop.trainer import TrainRequest
 
     settings = dict(max_steps=40, batch_size=8, seq_len=24, eval_every=20, eval_batches=4,
                     log_every=5, sample_every=20, sample_length=20, warmup_steps=4, lr=1e-2,
@@ -123,7 +123,7 @@ def tiny_request(tmp_path, stateful: bool = True, run_dir=None, **training):
 
 def events_of(request, control=None):
     from workbench.core.jobs import JobControl, drive
-    from workbench.core.training.trainer import train_job
+    from workbench.core.training_loop.trainer import train_job
 
     return list(drive(train_job(request), control or JobControl()))
 

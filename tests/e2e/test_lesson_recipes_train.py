@@ -15,7 +15,7 @@ from workbench.core.jobs import JobControl, UserFacingError
 from workbench.core.lessons import load_lessons
 from workbench.core.resources import resource_path
 from workbench.core.training.recipe import load_recipe
-from workbench.core.training.recipe_run import recipe_train_steps
+from workbench.core.training_loop.recipe_run import recipe_train_steps
 
 STEPS = 40
 RECIPES = sorted({str(step.actions["recipe"]) for lesson in load_lessons()[0]

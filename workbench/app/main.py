@@ -205,7 +205,7 @@ def preload_heavy_modules() -> None:
         # What the first training job imports on its thread after torch (~0.25 s, in part
         # pydantic building its validators with the GIL held): it froze the window for up to
         # 137 ms in the first second after Train (the soak of 26 Nov 04:10).
-        import workbench.core.training.recipe_run  # noqa: F401
+        import workbench.core.training_loop.recipe_run  # noqa: F401
 
     threading.Thread(target=load, name="preload-torch", daemon=True).start()
 

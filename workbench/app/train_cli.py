@@ -173,7 +173,7 @@ def _new_out(out: str) -> Path:
 
 def _job(args, rank=None) -> tuple[JobSpec, int]:
     from workbench.core.training.recipe import load_recipe
-    from workbench.core.training.recipe_run import recipe_train_steps, resume_steps
+    from workbench.core.training_loop.recipe_run import recipe_train_steps, resume_steps
 
     if args.resume:
         if rank is None or rank.is_writer:  # refused now if another process holds the run

@@ -61,8 +61,8 @@ class TrainingBackend:
         recipe = self.recipe_of(corpus, tokens, model_config, training, name, task)
 
         def job(control: JobControl) -> Iterator[Event]:
-            from workbench.core.training.recipe_run import task_data_steps
-            from workbench.core.training.trainer import TrainRequest, train_steps
+            from workbench.core.training_loop.recipe_run import task_data_steps
+            from workbench.core.training_loop.trainer import TrainRequest, train_steps
 
             if recipe.task.needs_corpus:
                 recipe.corpus_sha256 = corpus_hash(corpus.text)
@@ -88,7 +88,7 @@ class TrainingBackend:
             recipe = dataclasses.replace(recipe, training=training)
 
         def job(control: JobControl) -> Iterator[Event]:
-            from workbench.core.training.recipe_run import recipe_train_steps
+            from workbench.core.training_loop.recipe_run import recipe_train_steps
 
             yield from recipe_train_steps(recipe, control, hooks=self.hooks)
 
@@ -100,7 +100,7 @@ class TrainingBackend:
         goes on to `extend_to` steps)."""
 
         def job(control: JobControl) -> Iterator[Event]:
-            from workbench.core.training.recipe_run import resume_steps
+            from workbench.core.training_loop.recipe_run import resume_steps
 
             yield from resume_steps(run_dir, control, max_steps, hooks=self.hooks,
                                     extend_to=extend_to)
@@ -126,7 +126,7 @@ class TrainingBackend:
         a `TestLogged`."""
 
         def job(control: JobControl) -> Iterator[Event]:
-            from workbench.core.training.test_scoring import scored_test_steps
+            from workbench.core.training_loop.test_scoring import scored_test_steps
 
             yield from scored_test_steps(run_dir, control, self.hooks)
 

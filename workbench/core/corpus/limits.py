@@ -17,22 +17,18 @@ from __future__ import annotations
 import os
 
 # the one bounded reader (files/bounded.py); these names stay importable from here
-from workbench.core.files.bounded import NotRegularFileError, file_kind, open_regular
+from workbench.core.files.bounded import (
+    NotRegularFileError,
+    file_kind,
+    open_regular,
+    total_memory_bytes,
+)
 
-__all__ = ["NotRegularFileError", "file_kind", "open_regular"]
+__all__ = ["NotRegularFileError", "file_kind", "open_regular", "total_memory_bytes"]
 
 LIMIT_ENV = "WORKBENCH_MAX_CORPUS_MB"
 MEMORY_SHARE = 16  # the default limit is total memory / MEMORY_SHARE
 FLOOR_MB = 64
-
-
-def total_memory_bytes() -> int:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        import psutil
-
-        return int(psutil.virtual_memory().total)
 
 
 def default_max_corpus_mb() -> int:

@@ -45,11 +45,19 @@ LIMITS = {
 }
 
 
+def total_memory_bytes() -> int:
+    """This computer's memory (the corpus limit and the read limits are shares of it)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        import psutil
+
+        return int(psutil.virtual_memory().total)
+
+
 def memory_limit(share: int = 2) -> int:
     """A limit for files read whole into memory (weights, vectors): a share of this computer's
     memory, so a link to /dev/zero or a mistaken 100 GB file is refused before it is read."""
-    from workbench.core.corpus.limits import total_memory_bytes
-
     return max(256 * MB, total_memory_bytes() // share)
 
 

@@ -49,8 +49,8 @@ from workbench.core.training.evaluation import ModelHooks
 from workbench.core.training.guard import DivergenceGuard
 from workbench.core.training.schedules import lr_at
 from workbench.core.training.setup import autocast, make_optimizer
-from workbench.core.training.train_request import TrainRequest
-from workbench.core.training.trainer_state import RunState, clone_state
+from workbench.core.training_loop.train_request import TrainRequest
+from workbench.core.training_loop.trainer_state import RunState, clone_state
 
 # Progress only moves the status bar: a few updates a second are enough, and a tiny model
 # logging every few milliseconds must not flood the GUI thread with them.

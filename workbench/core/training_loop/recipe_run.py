@@ -19,7 +19,7 @@ from workbench.core.jobs import JobControl, UserFacingError
 from workbench.core.training import data_fingerprint
 from workbench.core.training.recipe import Recipe, load_recipe, recipe_to_toml, run_name
 from workbench.core.training.setup import device_available, resolve_device
-from workbench.core.training.trainer import TrainRequest, train_steps
+from workbench.core.training_loop.trainer import TrainRequest, train_steps
 
 
 def task_data_steps(recipe: Recipe, control: JobControl, vocabulary: dict | None = None

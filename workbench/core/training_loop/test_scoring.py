@@ -23,7 +23,7 @@ from workbench.core.tasks import build_task
 from workbench.core.training import checkpoints
 from workbench.core.training.evaluation import ModelHooks
 from workbench.core.training.recipe import load_recipe
-from workbench.core.training.recipe_run import split_it_was_trained_on, task_data_steps
+from workbench.core.training_loop.recipe_run import split_it_was_trained_on, task_data_steps
 
 
 def scored_test_steps(run_dir: str | Path, control: JobControl, hooks: ModelHooks | None = None

@@ -34,7 +34,7 @@ from workbench.core.training.setup import load_optimizer_state, rng_state, set_r
 from workbench.core.training.tensorboard_log import open_run_log
 
 if TYPE_CHECKING:
-    from workbench.core.training.train_request import TrainRequest
+    from workbench.core.training_loop.train_request import TrainRequest
 
 
 class RunState:

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QComboBox, QTabWidget
 from workbench.core.trace import Trace
 from workbench.core.worked.attention import attention_computation
 from workbench.qt.inspector import InspectorPanel
-from workbench.qt.panels.attention_views import AttentionView, attention_views, finite, masked
+from workbench.qt.panels.attention.views import AttentionView, attention_views, finite, masked
 from workbench.qt.widgets.boxes import column, readable, series_colour
 from workbench.qt.widgets.cell_equations import attention_card, card_html, wrap
 from workbench.qt.widgets.heatmap import Heatmap, ticks
