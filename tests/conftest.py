@@ -99,6 +99,21 @@ def _no_leaked_threads(request):
     assert not qt_running, f"test left job threads running: {qt_running}"
 
 
+@pytest.fixture(autouse=True)
+def _no_unanswerable_question(request, monkeypatch):
+    """A modal question in an offscreen test can never be answered. A test that left a job
+    running when pytest-qt closed its window hung in teardown on "… is running. Stop it and
+    quit?" until its time limit ended the whole worker (an error, and 10 minutes lost). Unless
+    the test answers for itself (its own monkeypatch comes later and wins), the answer is Yes,
+    as a user closing the window would give."""
+    if _made_qt_objects(request):
+        from PySide6.QtWidgets import QMessageBox
+
+        monkeypatch.setattr(QMessageBox, "question",
+                            lambda *args, **kwargs: QMessageBox.StandardButton.Yes)
+    yield
+
+
 def _made_qt_objects(request) -> bool:
     path = str(request.node.path).replace("\\", "/")
     return ("/tests/qt/" in path or "/tests/e2e/" in path
