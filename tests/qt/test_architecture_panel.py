@@ -25,6 +25,9 @@ def panel(qtbot):
     widget.resize(1200, 800)
     widget.show()
     yield widget
+    # a description still building its model (over 30 s on a slow 2-core machine) cannot be
+    # interrupted: let it end rather than leave its thread running past the test
+    qtbot.waitUntil(lambda: not controller.query_queue.busy, timeout=WAIT_MS)
     controller.shutdown()
 
 

@@ -16,15 +16,18 @@ from workbench.qt.panels.corpus.text_preview import WINDOW_CHARS, TextPreview
 GOOD = "The cat sat on the mat.\nThe dog sat on the log.\n" * 50
 
 
+LOAD_MS = 180_000  # a 20 MB corpus took over 20 s to load and tokenize on a slow 2-core machine
+
+
 def load(qtbot, window, path, **options) -> None:
     """Open and wait until loading and the automatic tokenizing are both over."""
     controller = window.controller
     before = controller.tokens
-    with qtbot.waitSignal(controller.corpus_changed, timeout=20_000):
+    with qtbot.waitSignal(controller.corpus_changed, timeout=LOAD_MS):
         assert window.panels["corpus"].open_path(str(path)) if not options else \
             window.open_corpus(str(path), **options)
     qtbot.waitUntil(lambda: controller.tokens is not before and not controller.jobs.busy,
-                    timeout=20_000)
+                    timeout=LOAD_MS)
 
 
 def error_boxes(window) -> list[str]:
