@@ -14,8 +14,8 @@ run: $(STAMP)
 PYTEST := env -u PYTHONDONTWRITEBYTECODE QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest \
 	-n 2 --dist loadgroup -q --durations=15
 
-# What CI runs in its 20 minutes: all but the tests marked slow (the real window, DDP, crash
-# points); `make test-all` runs every test.
+# What CI runs: all but the tests marked slow (the real window and the real backend's window
+# tests, DDP, crash points); `make test-all` runs every test.
 test: $(STAMP)
 	$(PYTEST) -m "not slow"
 	$(BIN)/ruff check workbench tests benchmarks packaging

@@ -1,6 +1,6 @@
 """The end-to-end tests: the real window, real training, the CLI in subprocesses.
 
-They are all `slow`: `make test` (CI's 20 minutes on a 2-core machine) leaves them out and
+They are all `slow`: `make test` (what CI runs on a 2-core machine) leaves them out and
 `make test-all` runs them. On such a machine the whole suite took more than an hour (stop 37)."""
 
 from __future__ import annotations
