@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-# The modules whose tests drive the whole window over the real backend (torch models built on
-# job threads, a corpus loaded and tokenized) or the real models backend. On the 2-core CI
-# machine of stops 37 and 38, where `import torch` took minutes and 40 % of the processor was
-# taken by other guests, tests/qt took most of an hour: they are `slow`, run by `make test-all`
-# and left out of CI's `make test` (README, "Tests"). The panels' own tests over the fake
-# backend stay in `make test`.
+# The modules that build the main window (or its cycle collector), over the real backend or the
+# fake one, or the real models backend. On the 2-core CI machine of stops 37 and 38, where
+# `import torch` took minutes and other guests took 40 % of the processor, tests/qt took most
+# of an hour. Two reasons: the real backend builds torch models on job threads, and closing a
+# window hands cycle collection back with `gc.unfreeze()` (qt/gui_thread_gc.py), after which
+# every later test's full collection (tests/conftest.py) walked the whole heap, torch included:
+# py-spy found workers there half the time. These modules are `slow`: `make test-all` runs them,
+# CI's `make test` leaves them out (README, "Tests"). The panels' and widgets' own tests over the
+# fake backend stay in `make test`.
 WHOLE_WINDOW = {
     "test_architecture_panel.py", "test_controls_agree.py", "test_corpus_open_routes.py",
     "test_corpus_panel.py", "test_course_fidelity.py", "test_embeddings_panel.py",
-    "test_error_surface.py", "test_held_out_panel.py", "test_help.py", "test_lesson_layout.py",
-    "test_lesson_steps_setup.py", "test_recipe_experiment.py", "test_trust_dialog.py",
-    "test_window_first_start.py", "test_window_fit.py", "test_zoom_and_perspectives.py",
+    "test_error_surface.py", "test_gui_thread_gc.py", "test_held_out_panel.py", "test_help.py",
+    "test_job_runner.py", "test_lesson_layout.py", "test_lesson_steps_setup.py",
+    "test_main_window.py", "test_recipe_experiment.py", "test_spotlight.py",
+    "test_training_follow.py", "test_trust_dialog.py", "test_window_first_start.py",
+    "test_window_fit.py", "test_zoom_and_perspectives.py",
 }
 
 
