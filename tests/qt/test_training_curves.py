@@ -110,6 +110,7 @@ def test_plots_follow_the_curves_the_runs_tasks_declare(view, monkeypatch):
     @dataclass
     class MatchingConfig:
         name: ClassVar[str] = "matching"
+        title: ClassVar[str] = "Matching"  # every task config has one (its tab's title)
         curves: ClassVar = (tasks.Curve("val_loss", "Loss (nats per target token)", "loss"),
                             tasks.Curve("exact", "Exact match", log_ok=False, unit="percent"))
 
