@@ -107,10 +107,12 @@ def test_plots_follow_the_curves_the_runs_tasks_declare(view, monkeypatch):
     from workbench.core.config import tasks
     from workbench.core.events import EvalLogged
 
+    from workbench.core.config.base import TaskConfig
+
     @dataclass
-    class MatchingConfig:
+    class MatchingConfig(TaskConfig):  # the base gives what the window asks of every task
         name: ClassVar[str] = "matching"
-        title: ClassVar[str] = "Matching"  # every task config has one (its tab's title)
+        title: ClassVar[str] = "Matching"
         curves: ClassVar = (tasks.Curve("val_loss", "Loss (nats per target token)", "loss"),
                             tasks.Curve("exact", "Exact match", log_ok=False, unit="percent"))
 
