@@ -105,9 +105,8 @@ def test_plots_follow_the_curves_the_runs_tasks_declare(view, monkeypatch):
     from typing import ClassVar
 
     from workbench.core.config import tasks
-    from workbench.core.events import EvalLogged
-
     from workbench.core.config.base import TaskConfig
+    from workbench.core.events import EvalLogged
 
     @dataclass
     class MatchingConfig(TaskConfig):  # the base gives what the window asks of every task
