@@ -23,7 +23,6 @@ from workbench.core.models.base import (
     to_numpy,
     token_labels,
 )
-from workbench.core.models.recurrent_steps import FUSED
 from workbench.core.models.registry import register_builder
 from workbench.core.trace import LayerTrace, Trace
 
@@ -38,7 +37,7 @@ class RecurrentLM(SequenceModel):
         self.directions = 2 if config.bidirectional else 1
         extra = {"nonlinearity": config.nonlinearity} if self.kind == "rnn" else {}
         self.embedding = nn.Embedding(config.vocab_size, config.embedding_size)
-        self.rnn = FUSED[self.kind](
+        self.rnn = recurrent_steps.FUSED[self.kind](
             config.embedding_size,
             config.hidden_size,
             num_layers=config.num_layers,
@@ -149,5 +148,5 @@ def identity_init(rnn: nn.RNNBase) -> None:
                 param.zero_()
 
 
-for _arch in FUSED:
+for _arch in recurrent_steps.FUSED:
     register_builder(_arch)(RecurrentLM)

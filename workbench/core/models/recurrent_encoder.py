@@ -25,7 +25,6 @@ from workbench.core.models.encoder import (
     full_mask,
     register_encoder,
 )
-from workbench.core.models.recurrent_steps import FUSED
 from workbench.core.trace import LayerTrace
 
 
@@ -44,7 +43,7 @@ class RecurrentEncoder(nn.Module):
         self.output_size = config.hidden_size * self.directions
         extra = {"nonlinearity": config.nonlinearity} if self.kind == "rnn" else {}
         self.embedding = nn.Embedding(config.vocab_size, config.embedding_size)
-        self.rnn = FUSED[self.kind](
+        self.rnn = recurrent_steps.FUSED[self.kind](
             config.embedding_size,
             config.hidden_size,
             num_layers=config.num_layers,
@@ -113,5 +112,5 @@ def _detached(state: State) -> State:
     return tuple(s.detach() for s in state)
 
 
-for _arch in FUSED:
+for _arch in recurrent_steps.FUSED:
     register_encoder(_arch)(RecurrentEncoder)
