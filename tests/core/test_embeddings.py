@@ -164,7 +164,15 @@ def test_pca_matches_svd_of_the_centred_matrix(offset):
     assert np.allclose(np.abs(coords), np.abs(expected), atol=2e-3 * np.abs(expected).max())
 
 
-def test_pca_and_tsne_maps():
+def test_pca_and_tsne_maps(monkeypatch):
+    from openTSNE import affinity
+
+    # Asked to choose a neighbour index itself, openTSNE imports pynndescent, whose numba code
+    # compiles for minutes (a first map waited past 4 minutes); the map never lets it choose.
+    def no_package_lookup(name):
+        raise AssertionError(f"openTSNE looked for {name}: the map waits for its import")
+
+    monkeypatch.setattr(affinity, "is_package_installed", no_package_lookup)
     vectors = small_vectors(2, n=120)
     coords = pca_2d(vectors.vectors)
     centred = vectors.vectors - vectors.vectors.mean(0)

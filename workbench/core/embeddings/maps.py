@@ -104,13 +104,18 @@ def _umap(control: JobControl, matrix: np.ndarray, seed: int):
 
 def _tsne(control: JobControl, matrix: np.ndarray, seed: int):
     """openTSNE in stages so the job reports progress and can stop between them."""
-    from openTSNE import TSNEEmbedding, affinity, initialization
+    from openTSNE import TSNEEmbedding, affinity, initialization, nearest_neighbors
 
     yield Progress(0.05, 1, "t-SNE: nearest neighbours and affinities")
     perplexity = float(min(30, max(2, (len(matrix) - 1) // 3)))
-    affinities = affinity.PerplexityBasedNN(matrix, perplexity=perplexity, n_jobs=1,
-                                            random_state=seed, method="annoy" if len(matrix)
-                                            > 1000 else "exact")
+    # The neighbour index is built here and handed over: asked for one by name, openTSNE first
+    # imports pynndescent if it is installed (umap-learn brings it), whose numba functions
+    # compile for minutes before the first map although t-SNE never uses them (CI, stop 39).
+    index_kind = nearest_neighbors.Annoy if len(matrix) > 1000 else nearest_neighbors.Sklearn
+    index = index_kind(matrix, k=min(len(matrix) - 1, int(3 * perplexity)), n_jobs=1,
+                       random_state=seed)
+    affinities = affinity.PerplexityBasedNN(perplexity=perplexity, knn_index=index, n_jobs=1,
+                                            random_state=seed)
     control.check()
     init = initialization.pca(matrix, random_state=seed)
     embedding = TSNEEmbedding(init, affinities, n_jobs=1, random_state=seed)
