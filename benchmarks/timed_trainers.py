@@ -83,7 +83,7 @@ def train_workbench(recipe_path: str, out: Path, marks_s: list[float], steps: in
         for event in recipe_train_steps(recipe, control, out / "run", hooks=hooks, gui=False):
             if isinstance(event, StepLogged):
                 step = event.step
-            while marks.due():
+            while built and marks.due():  # a mark passed while the corpus loaded waits
                 model = built[-1]
                 marks.save({"state": model.state_dict(), "config": config_to_dict(model.config),
                             "step": step})
