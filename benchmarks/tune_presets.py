@@ -16,7 +16,8 @@ Choosing reads only the validation documents: each model is scored on them by on
 piece, the way its console and the app's validation read it). The variant with the lowest
 validation figure at the last mark is chosen; only then is the test split scored, for that
 variant and for the preset as shipped, so the test documents never steer the choice.
-Results go to DIR/results.json as each variant is scored (a run cut short keeps what it had).
+Results go to DIR/results.json as each variant is scored (a run cut short keeps what it had);
+the saved models stay in a scratch folder the run prints.
 """
 
 from __future__ import annotations
@@ -151,7 +152,7 @@ def main() -> None:
         shipped = tomllib.load(handle)
     import tomli_w
 
-    scratch = Path(tempfile.mkdtemp(prefix="tune-", dir=out))
+    scratch = Path(tempfile.mkdtemp(prefix=f"tune-{args.preset}-"))  # the models stay there
     recipes = []
     for k, index in enumerate(chosen_indices):
         path = scratch / f"variant-{k}.toml"
@@ -159,7 +160,7 @@ def main() -> None:
         recipes.append(path)
     marks = [args.minutes * 60 * q / 3 for q in (1, 2, 3)]
     print(f"{args.preset}: {len(recipes)} variants for {args.minutes:g} min each, "
-          f"{os.cpu_count()} cores, load {load()}", flush=True)
+          f"{os.cpu_count()} cores, load {load()}; models in {scratch}", flush=True)
     train_all(recipes, scratch, marks, args.steps)
     corpus = tokenized(recipes[0])  # the variants change no corpus or tokenizer field
     rows = []
