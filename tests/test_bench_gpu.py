@@ -8,6 +8,8 @@ import dataclasses
 import math
 import re
 
+import pytest
+
 from benchmarks import bench_gpu
 
 _RECIPE = bench_gpu.recipe  # the shipped recipe, before the test shrinks it
@@ -26,6 +28,7 @@ def _small(steps=None):
     return loaded
 
 
+@pytest.mark.slow
 def test_both_parts_run_and_report_on_the_cpu(monkeypatch, capsys):
     monkeypatch.setattr(bench_gpu, "DEVICE", "cpu")
     monkeypatch.setattr(bench_gpu, "recipe", _small)

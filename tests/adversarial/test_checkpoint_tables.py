@@ -78,6 +78,7 @@ TABLE_DAMAGE = {
 
 
 @pytest.mark.parametrize("name", list(TABLE_DAMAGE))
+@pytest.mark.slow
 def test_a_damaged_tokenizer_table_is_named_when_the_checkpoint_opens(saved, name):
     change, message = TABLE_DAMAGE[name]
     _edit_tokenizer(saved, change)
@@ -101,6 +102,7 @@ def _to(dtype):
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.float64])
+@pytest.mark.slow
 def test_floating_weights_of_another_precision_open_and_write(saved, dtype):
     _edit_weights(saved, _to(dtype))
     snapshot = snapshot_from_checkpoint(saved)

@@ -23,6 +23,7 @@ def test_the_shipped_sentiment_set_with_its_columns_swapped_is_refused():
         run_to_end(ClassifyTask.examples(config, None, JobControl()))
 
 
+@pytest.mark.slow
 def test_twenty_thousand_labels_are_refused_before_any_allocation(tmp_path):
     path = tmp_path / "many.tsv"
     # each label twice, so it does not look like text: refused by the count alone
@@ -40,6 +41,7 @@ def test_a_few_labels_and_a_small_set_with_a_label_a_line_pass():
                       text_like=False)
 
 
+@pytest.mark.slow
 def test_a_large_confusion_matrix_is_logged_as_its_cells_and_reads_back_the_same():
     rng = np.random.default_rng(0)
     classes = 5_000

@@ -55,6 +55,7 @@ def test_an_invalid_exclude_pattern_is_named():
 
 
 @pytest.mark.parametrize("text", ["ab " * 100_000, "ab\n" * 100_000])
+@pytest.mark.slow
 def test_numbering_the_removals_of_a_pattern_matching_every_character_is_linear(
         monkeypatch, text):
     # the old code counted the line ends from the start of the text at every match:
@@ -63,6 +64,7 @@ def test_numbering_the_removals_of_a_pattern_matching_every_character_is_linear(
 
 
 @pytest.mark.parametrize("unit", ["_ab_ ", "~ab~ "])
+@pytest.mark.slow
 def test_numbering_the_markup_on_one_long_line_is_linear(monkeypatch, unit):
     text = unit * 60_000  # 300,000 characters, one line (a 1.5 MB one took 64 s)
     assert _scanned(monkeypatch, text, CleaningConfig(markup=True)) <= len(text)

@@ -111,6 +111,7 @@ def test_teacher_forcing_one_is_the_plain_forward_and_zero_reads_own_predictions
         assert not torch.allclose(stateless, logits_of(model)[None], atol=1e-3)
 
 
+@pytest.mark.slow
 def test_a_recipe_sets_free_running_training_and_the_trainer_honours_it(tmp_path, monkeypatch):
     from types import SimpleNamespace
 

@@ -40,6 +40,7 @@ def test_a_text_file_loads_with_windows_line_ends_made_plain(tmp_path):
     assert corpus.stats.lines == 2
 
 
+@pytest.mark.slow
 def test_progress_counts_bytes_up_to_the_file_size(tmp_path):
     path = tmp_path / "big.txt"
     path.write_text(VERSE * 40_000)  # ~3 MB: several read chunks

@@ -63,6 +63,7 @@ def test_loss_is_per_epoch_positive_and_not_cumulative():
     assert losses[-1] < 1.5 * losses[0]
 
 
+@pytest.mark.slow
 def test_fasttext_says_it_reports_no_loss_and_answers_unseen_words():
     from dataclasses import replace
 
@@ -104,6 +105,7 @@ def keyed(vectors: WordVectors):
     return wv
 
 
+@pytest.mark.slow
 def test_analogy_counts_match_gensims_own_evaluation():
     vectors = small_vectors()
     wv = keyed(vectors)
@@ -164,6 +166,7 @@ def test_pca_matches_svd_of_the_centred_matrix(offset):
     assert np.allclose(np.abs(coords), np.abs(expected), atol=2e-3 * np.abs(expected).max())
 
 
+@pytest.mark.slow
 def test_pca_and_tsne_maps(monkeypatch):
     from openTSNE import affinity
 

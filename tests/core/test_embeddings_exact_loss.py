@@ -42,6 +42,7 @@ def _epoch_losses(sentences, workers: int, epochs: int = 2, **settings) -> list[
 @pytest.mark.parametrize("settings", [dict(sg=1, negative=5, hs=0), dict(sg=0, negative=5, hs=0),
                                       dict(sg=1, negative=0, hs=1)],
                          ids=["skip-gram negative", "cbow negative", "skip-gram hierarchical"])
+@pytest.mark.slow
 def test_several_workers_report_the_one_worker_loss(settings):
     sentences = _sentences()
     alone = _epoch_losses(sentences, workers=1, **settings)
@@ -60,6 +61,7 @@ def test_loss_is_per_epoch_with_workers_and_the_vectors_still_train():
     assert losses[2] < losses[0] < 1.5 * losses[1]
 
 
+@pytest.mark.slow
 def test_the_job_with_two_workers_plots_the_one_worker_loss():
     text = "\n".join(" ".join(s) for s in _sentences(count=6000))  # 8 jobs an epoch
     losses = {}

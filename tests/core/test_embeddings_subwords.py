@@ -47,6 +47,7 @@ def test_unseen_word_vectors_match_gensims_get_vector(fasttext):
         np.testing.assert_allclose(mine.vector(word), wv.get_vector(word), rtol=1e-6, atol=1e-7)
 
 
+@pytest.mark.slow
 def test_trained_vectors_carry_no_gensim_object(fasttext):
     vectors, _ = fasttext
     assert vectors.subwords is not None and "cats" not in vectors

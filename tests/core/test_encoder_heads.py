@@ -83,6 +83,7 @@ encoders = st.one_of(
 @settings(max_examples=15, deadline=None)
 @given(encoder=encoders, pooling=st.sampled_from(["last", "mean", "max", "attention", "cls"]),
        kind=st.sampled_from(["classify", "tag", "masked_lm"]), seed=st.integers(0, 1000))
+@pytest.mark.slow
 def test_task_models_trace_equals_forward_and_padding_changes_nothing(encoder, pooling, kind,
                                                                       seed):
     if pooling == "cls" and not getattr(encoder, "cls_token", False):
@@ -115,6 +116,7 @@ def test_one_sigmoid_unit_is_binary_cross_entropy():
     torch.testing.assert_close(ours, bce)
 
 
+@pytest.mark.slow
 def test_seed_002_parameter_tables():
     """Embedding(5000, 64) + LSTM(64) + LSTM(64) + Dense(6): 386,438 in Keras, 386,950 in torch;
     Embedding(20000, 128) + 2 × Bidirectional(LSTM(64)) + Dense(1, sigmoid): 2,757,761 and

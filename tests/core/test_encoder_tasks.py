@@ -64,6 +64,7 @@ def request(config, model, train, **changes):
                         **changes)
 
 
+@pytest.mark.slow
 def test_classify_learns_seed_002_reviews_and_logs_a_confusion_matrix():
     config = ClassifyTaskConfig(dataset="restaurant-reviews", val_fraction=0.2,
                                 test_fraction=0.0, pooling="attention")
@@ -148,10 +149,12 @@ def assert_resumes_exactly(config, model) -> None:
         torch.testing.assert_close(second.model[name], tensor, msg=name)
 
 
+@pytest.mark.slow
 def test_classify_resumes_exactly():
     assert_resumes_exactly(ClassifyTaskConfig(dataset="restaurant-reviews"), GRU)
 
 
+@pytest.mark.slow
 def test_tagging_and_masked_lm_resume_exactly(tmp_path):
     """The tagger's batches, and the masked-LM's corruption (drawn per step from the seed),
     come out the same after a resume."""
@@ -163,6 +166,7 @@ def test_tagging_and_masked_lm_resume_exactly(tmp_path):
                                               min_words=2, val_fraction=0.2), ENCODER)
 
 
+@pytest.mark.slow
 def test_a_fine_tuned_classifier_resumes_exactly_without_its_source_run(tmp_path):
     """A resumed fine-tuning run rebuilds its encoder from its own checkpoint (the masked-LM
     run may be gone by then) and keeps it frozen."""
@@ -206,6 +210,7 @@ CONLLU = """# text = the dog runs
 """
 
 
+@pytest.mark.slow
 def test_tagging_reports_unseen_tags_and_tags_a_typed_sentence(tmp_path):
     (tmp_path / "train.conllu").write_text((CONLLU + "\n") * 4)
     (tmp_path / "test.conllu").write_text("1\twow\twow\tINTJ\tUH\t_\t0\troot\t_\t_\n")
@@ -227,6 +232,7 @@ def test_tagging_reports_unseen_tags_and_tags_a_typed_sentence(tmp_path):
     assert answer.probs.shape == (3, 4)  # DET INTJ NOUN VERB
 
 
+@pytest.mark.slow
 def test_masked_lm_then_fine_tuning_frozen_or_trained(tmp_path):
     text = "\n".join(LINES * 6)
     (tmp_path / "lines.txt").write_text(text)
@@ -296,6 +302,7 @@ def test_a_missing_pretrained_run_says_what_to_do():
 
 
 
+@pytest.mark.slow
 def test_the_guard_holds_each_encoder_task_to_its_uniform_guess(tmp_path):
     """ln K for K labels or tags, ln |V| for masked-LM: a classifier trained at a rate that
     leaves it worse than guessing is stopped as diverged, not finished 'done'."""

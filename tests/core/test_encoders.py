@@ -53,6 +53,7 @@ def finals_of(state):
 @settings(max_examples=30, deadline=None)
 @given(config=st.one_of(recurrent_configs, transformer_configs), seed=st.integers(0, 10_000),
        lengths=st.lists(st.integers(1, 12), min_size=1, max_size=4))
+@pytest.mark.slow
 def test_forward_over_a_padded_batch_equals_the_trace_of_each_row(config, seed, lengths):
     torch.manual_seed(seed)
     encoder = build_encoder(config).eval()

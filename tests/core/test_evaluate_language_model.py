@@ -48,6 +48,7 @@ def straightforward_nats(model, ids: list[int], block: int) -> float:
     return total / count
 
 
+@pytest.mark.slow
 def test_the_figure_equals_an_independent_scorer_and_the_carried_one_a_single_pass(
         run_dir, tmp_path):
     text = (run_dir.parent / "tiny.txt").read_text(encoding="utf-8")

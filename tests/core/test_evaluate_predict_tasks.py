@@ -71,6 +71,7 @@ def runs_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_RUNS_DIR", str(tmp_path / "runs"))
 
 
+@pytest.mark.slow
 def test_seq2seq_evaluate_equals_validation_and_predict_translates(tmp_path, capsys):
     pairs = tmp_path / "pairs.tsv"
     pairs.write_text("".join(f"{s}\t{t}\n" for s, t in PAIRS * 3), encoding="utf-8")
@@ -108,6 +109,7 @@ def _encoder_case(tmp_path, kind):
 
 
 @pytest.mark.parametrize("kind", ["classify", "tag"])
+@pytest.mark.slow
 def test_encoder_evaluate_equals_validation_and_refuses_unknown_labels(tmp_path, kind,
                                                                        capsys):
     config = _encoder_case(tmp_path, kind)
@@ -151,6 +153,7 @@ def _tag_expected(task, net, data, config, held):
     return task.evaluate(net, amp=False)
 
 
+@pytest.mark.slow
 def test_predict_classifies_and_tags_from_arguments_files_and_standard_input(
         tmp_path, capsys, monkeypatch):
     config = _encoder_case(tmp_path, "classify")

@@ -64,6 +64,7 @@ RECIPES = st.fixed_dictionaries(
 
 @FUZZ
 @given(document=RECIPES)
+@pytest.mark.slow
 def test_recipes_parse_or_say_why(document):
     import tomli_w
 
@@ -111,6 +112,7 @@ def saved_checkpoint(tmp_path_factory):
 
 @FUZZ
 @given(changes=st.dictionaries(META_KEYS, META_VALUES, max_size=4))
+@pytest.mark.slow
 def test_checkpoint_metadata_loads_or_says_why(saved_checkpoint, tmp_path, changes):
     meta = json.loads((saved_checkpoint / "latest.json").read_text())
     meta.update(changes)
@@ -130,6 +132,7 @@ def test_checkpoint_metadata_loads_or_says_why(saved_checkpoint, tmp_path, chang
 @FUZZ
 @given(metrics=st.lists(RAW, max_size=8), samples=st.lists(RAW, max_size=4),
        settings_file=st.one_of(st.none(), RAW))
+@pytest.mark.slow
 def test_run_folders_open_with_damaged_lines_counted(tmp_path, metrics, samples,
                                                      settings_file):
     good = json.dumps({"event": "step", "step": 1, "loss": 1.0, "lr": 0.1, "grad_norm": 1.0,

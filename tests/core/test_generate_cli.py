@@ -29,6 +29,7 @@ def test_generates_from_a_run_folder_and_a_checkpoint_file_alike(run_dir, capsys
     assert capsys.readouterr().out == from_run  # same seed, same checkpoint: same text
 
 
+@pytest.mark.slow
 def test_bad_input_is_named(run_dir, tmp_path, capsys):
     assert generate([str(tmp_path / "nothing")]) == 2
     assert "does not exist" in capsys.readouterr().err

@@ -40,6 +40,7 @@ def test_top_k_never_emits_outside_the_k():
     assert drawn == allowed
 
 
+@pytest.mark.slow
 def test_top_p_keeps_the_smallest_set_reaching_the_mass():
     logits = np.log([0.05, 0.5, 0.3, 0.15])
 

@@ -101,6 +101,7 @@ def test_tied_weights_count_once_and_say_so():
     assert head.params == 50 and "shared with embedding" in head.note
 
 
+@pytest.mark.slow
 def test_transformer_table_counts_and_attention_flops():
     config = TransformerConfig(vocab_size=100, d_model=32, num_heads=4, num_layers=2, d_ff=64,
                                context_length=16, positional="learned", norm_placement="pre",
@@ -118,6 +119,7 @@ def test_transformer_table_counts_and_attention_flops():
     assert summary.flops_per_token == matmuls + attention
 
 
+@pytest.mark.slow
 def test_memory_estimate_grows_with_batch_and_covers_adam():
     config = GruConfig(vocab_size=200, hidden_size=64)
     small, large = summarize(config, batch_size=4, seq_len=32), summarize(config, 16, 32)

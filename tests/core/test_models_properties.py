@@ -4,6 +4,7 @@ across calls, clamps hold, and snapshots rebuild the same model."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -32,6 +33,7 @@ transformer_configs = st.builds(
 @settings(max_examples=25, deadline=None)
 @given(config=st.one_of(recurrent_configs, transformer_configs), seed=st.integers(0, 10_000),
        length=st.integers(1, 20))
+@pytest.mark.slow
 def test_forward_and_trace_agree(config, seed, length):
     torch.manual_seed(seed)
     model = build_model(config).eval()
@@ -45,6 +47,7 @@ def test_forward_and_trace_agree(config, seed, length):
 
 @settings(max_examples=20, deadline=None)
 @given(config=recurrent_configs, seed=st.integers(0, 10_000), split=st.integers(1, 9))
+@pytest.mark.slow
 def test_state_carries_across_calls(config, seed, split):
     torch.manual_seed(seed)
     model = build_model(config).eval()

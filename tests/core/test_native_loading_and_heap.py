@@ -39,6 +39,7 @@ LOAD_BESIDE_A_COUNTER = textwrap.dedent("""
 
 
 @linux_only
+@pytest.mark.slow
 def test_torch_libraries_load_before_the_import_while_other_threads_run():
     result = subprocess.run([sys.executable, "-c", LOAD_BESIDE_A_COUNTER], capture_output=True,
                             text=True, timeout=300, check=True)

@@ -15,6 +15,7 @@ numba = pytest.importorskip("numba")
 from numba.core.caching import FunctionCache  # noqa: E402
 
 
+@pytest.mark.slow
 def test_uncached_numba_functions_are_kept_for_the_next_session(tmp_path, monkeypatch):
     (tmp_path / "fakeumap.py").write_text(textwrap.dedent("""
         import numba

@@ -62,6 +62,7 @@ def test_tail_tells_a_rewrite_from_growth(tmp_path):
     assert [json.loads(x)["step"] for x in read.lines] == [1, 2, 3, 4, 5, 6, 7, 8]
 
 
+@pytest.mark.slow
 def test_tail_reads_a_large_file_in_pieces(tmp_path):
     path = tmp_path / "metrics.jsonl"
     path.write_text("".join(step_line(s) for s in range(1, 1001)))

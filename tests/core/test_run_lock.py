@@ -95,6 +95,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 def test_two_cli_runs_into_one_folder_never_mix_and_metrics_have_no_duplicates(tmp_path):
     """The second `--out` and a `--resume` while the first runs are refused naming it; the
     old code let both write (one died on the other's .tmp, metrics.jsonl had duplicates)."""

@@ -51,6 +51,7 @@ def test_out_dot_beside_ones_own_recipe_does_not_replace_it(tmp_path, monkeypatc
     assert not (tmp_path / "metrics.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_pruning_and_resume_keep_files_in_the_run_the_app_did_not_write(tmp_path):
     recipe = write_tiny_recipe(tmp_path, max_steps=20)
     out = tmp_path / "run"
@@ -83,6 +84,7 @@ def test_prune_deletes_only_its_own_name_patterns(tmp_path):
     assert not left & {own[0], own[1], own[2], "step-000001.json"}  # oldest fallback pruned
 
 
+@pytest.mark.slow
 def test_a_run_stopped_before_its_first_checkpoint_may_start_again_in_its_folder(tmp_path):
     recipe = write_tiny_recipe(tmp_path, max_steps=20)
     out = tmp_path / "run"

@@ -4,6 +4,7 @@ fused path; padding a batch changes no logit and no attention weight."""
 
 from __future__ import annotations
 
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -40,6 +41,7 @@ def _model(config, seed):
 @settings(max_examples=30, deadline=None)
 @given(config=configs, seed=st.integers(0, 1000), source_length=st.integers(1, 7),
        target_length=st.integers(1, 6))
+@pytest.mark.slow
 def test_trace_equals_forward_and_the_decoding_steps(config, seed, source_length,
                                                      target_length):
     model = _model(config, seed)

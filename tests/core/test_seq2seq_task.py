@@ -45,6 +45,7 @@ def request(data, run_dir=None, task=TASK, **training):
                         run_name="dates", task=task)
 
 
+@pytest.mark.slow
 def test_a_tiny_date_model_learns_and_logs_its_metrics(tmp_path, dates):
     events = events_of(request(dates))
     assert of_type(events, RunStarted)[0].task == "seq2seq"
@@ -62,6 +63,7 @@ def test_a_tiny_date_model_learns_and_logs_its_metrics(tmp_path, dates):
     assert saved.meta["model_config"]["source_vocab_size"] == dates.source_tokenizer.vocab_size
 
 
+@pytest.mark.slow
 def test_resume_of_a_seq2seq_run_is_exact(tmp_path, dates):
     changes = dict(max_steps=40, eval_every=20, checkpoint_every=20, log_every=5)
     scheduled = Seq2seqTaskConfig(**{**TASK.__dict__, "teacher_forcing": 0.7})  # draws too

@@ -33,6 +33,7 @@ def _signalled_while_loading(monkeypatch, times: int, gap_s: float = 0.05) -> No
 
 
 @pytest.mark.parametrize("times", [1, 2])
+@pytest.mark.slow
 def test_a_stop_before_the_first_step_says_no_checkpoint_was_saved(tmp_path, monkeypatch,
                                                                    capsys, times):
     recipe = write_tiny_recipe(tmp_path, max_steps=20)

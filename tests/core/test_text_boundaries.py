@@ -84,6 +84,7 @@ def runs_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_RUNS_DIR", str(tmp_path / "runs"))
 
 
+@pytest.mark.slow
 def test_a_model_trained_with_boundaries_generates_eos_and_stops(runs_dir):
     from workbench.core.config.generation import GenerationConfig
     from workbench.core.config.models import LstmConfig

@@ -189,6 +189,7 @@ def test_auto_threads_keep_a_core_free_with_or_without_a_window(three_cores, mon
     assert choose_threads(5, gui=False) == choose_threads(5) == 5
 
 
+@pytest.mark.slow
 def test_cli_threads_flag_sets_torch_threads_and_zero_means_every_core(tmp_path, three_cores,
                                                                         capsys):
     torch = three_cores

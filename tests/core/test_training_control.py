@@ -52,6 +52,7 @@ def test_stop_acts_within_one_step_between_log_lines(tmp_path):
     assert saved.step == 7  # step 7 finished, step 8 never started
 
 
+@pytest.mark.slow
 def test_pause_holds_within_one_step_and_resume_goes_on(tmp_path):
     control = JobControl()
     request = tiny_request(tmp_path, max_steps=60, log_every=50, eval_every=1000,

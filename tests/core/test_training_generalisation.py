@@ -58,6 +58,7 @@ def test_patience_stops_at_the_validation_that_runs_out_of_it(tmp_path):
     assert load_checkpoint(trainer.checkpoint_dir / "best.json").step == 10
 
 
+@pytest.mark.slow
 def test_patience_zero_never_stops_early(tmp_path):
     request = tiny_request(tmp_path, max_steps=30, eval_every=5, patience=0, sample_every=0)
     trainer = Trainer(request)

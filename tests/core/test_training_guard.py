@@ -109,6 +109,7 @@ def _steady_blow_up(request, from_call: int, factor: float = 6.0):
     return request
 
 
+@pytest.mark.slow
 def test_a_steady_blow_up_above_the_uniform_loss_is_divergence_not_done(tmp_path):
     request = _steady_blow_up(tiny_request(tmp_path, max_steps=80, spike_factor=0.0), 30)
     events = events_of(request)

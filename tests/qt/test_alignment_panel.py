@@ -20,6 +20,7 @@ def publish(qtbot, panel, step, attention="additive"):
         panel.controller.set_snapshot(snapshot(step, attention))
 
 
+@pytest.mark.slow
 def test_the_matrix_is_the_traces_alignment_with_token_labels(qtbot, panel):
     publish(qtbot, panel, 40)
     assert panel.probe_bar.text.text() == "3 Mar 2011 → 2011-03-03"  # the task's example
@@ -43,6 +44,7 @@ def test_the_slider_runs_over_the_snapshots_seen(qtbot, panel):
     np.testing.assert_allclose(panel.heatmap.image_values(), alignment(150), rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_a_click_opens_that_decoding_step(qtbot, panel):
     publish(qtbot, panel, 60)
     panel.heatmap.clicked.emit(4, 2)
@@ -58,6 +60,7 @@ def test_a_model_without_attention_says_so(qtbot, panel):
     assert "no attention" in panel.step_view.caption.text()
 
 
+@pytest.mark.slow
 def test_a_new_run_starts_the_slider_again(qtbot, panel):
     """The lesson trains dates with attention, then without: the slider must not run from one
     model's snapshots into the other's (same probe text, same task)."""
@@ -75,6 +78,7 @@ def test_a_new_run_starts_the_slider_again(qtbot, panel):
         assert plot.getAxis("bottom")._tickLevels is None
 
 
+@pytest.mark.slow
 def test_a_frozen_view_keeps_the_card_of_the_model_it_shows(qtbot, panel):
     """The equation card names the score of the model whose matrix is drawn: a newer model
     arriving while the view is frozen changed the card (it followed every snapshot) and left

@@ -21,6 +21,7 @@ def publish(qtbot, panel, step):
         panel.controller.set_snapshot(snapshot(step, "transformer"))
 
 
+@pytest.mark.slow
 def test_heatmap_shows_weights_with_the_causal_mask(qtbot, panel):
     publish(qtbot, panel, 100)
     trace = transformer_trace(100)

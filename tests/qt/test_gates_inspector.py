@@ -109,6 +109,7 @@ def test_a_new_run_starts_its_own_saturation_slider(qtbot, panel):
     assert panel.slider.maximum() == 0 and "step 100 (1/1)" in panel.slider_label.text()
 
 
+@pytest.mark.slow
 def test_the_first_probe_leaves_the_values_line_its_height(qtbot, panel):
     """The values line is in its probed style from the start: a line that grew at the first
     probe laid the window out again while training began."""
@@ -122,6 +123,7 @@ def test_the_first_probe_leaves_the_values_line_its_height(qtbot, panel):
     assert panel.text_view.height() == before
 
 
+@pytest.mark.slow
 def test_the_first_probe_of_a_transformer_leaves_the_panel_its_height(qtbot, panel):
     """No recurrent layers is said in the plot's title, not on a message line that would make
     the panel taller and lay it out again at the first probe of a training transformer."""

@@ -61,6 +61,7 @@ def test_ranges_move_only_when_the_data_leaves_them_or_fills_too_little():
     assert low < 0.8 and high > 4.0
 
 
+@pytest.mark.slow
 def test_new_points_inside_the_range_leave_the_axes_alone(qtbot, view):
     series = RunSeries("run", "run", "#0072B2")
     logged(series, range(1, 2001))
@@ -77,6 +78,7 @@ def test_new_points_inside_the_range_leave_the_axes_alone(qtbot, view):
     assert loss_box.viewRange()[0][1] >= 4000
 
 
+@pytest.mark.slow
 def test_zooming_stops_following_shows_detail_and_follow_fits_again(qtbot, view):
     series = RunSeries("run", "run", "#0072B2")
     logged(series, range(1, 100_001), loss=lambda step: 2.0 + 0.5 * np.sin(step / 7.0))

@@ -37,6 +37,7 @@ def view(qtbot):
     return widget
 
 
+@pytest.mark.slow
 def test_runs_of_different_tasks_never_share_a_plot(view):
     lm = run_of("lm", "language_model")
     sentiment = run_of("sentiment", "classify", colour="#E69F00", loss=0.7)
@@ -59,6 +60,7 @@ def test_runs_of_different_tasks_never_share_a_plot(view):
     assert tabs.count() == 2 and set(view._items) in ({"lm"}, {"mlm"})
 
 
+@pytest.mark.slow
 def test_one_task_shows_no_tabs_and_every_title_names_its_unit(view):
     view.set_runs([run_of("a", "language_model"), run_of("b", "language_model", "#E69F00")])
     assert not view.task_tabs.isVisible()

@@ -82,6 +82,7 @@ def test_recorded_run_draws_curves_sample_and_snapshot(qtbot, panel, tmp_path):
     assert panel.controls.start.isEnabled() and not panel.controls.stop.isEnabled()
 
 
+@pytest.mark.slow
 def test_axis_smoothing_and_log_scale_change_the_plot(qtbot, panel, tmp_path):
     train_recorded(qtbot, panel)
     key = str(tmp_path / "run-a")
@@ -134,6 +135,7 @@ def test_pause_and_stop_act_on_the_running_job(qtbot, tmp_path):
     controller.shutdown()
 
 
+@pytest.mark.slow
 def test_opening_a_run_folder_written_elsewhere_shows_it(qtbot, panel, tmp_path):
     folder = tmp_path / "headless"
     folder.mkdir()
