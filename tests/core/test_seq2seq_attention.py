@@ -63,3 +63,25 @@ def test_weights_are_a_softmax_over_the_real_positions_and_zero_on_padding(kind)
     changed[1, 2:] = 100.0
     again = masked_softmax(module(queries, module.keys(changed)), mask)
     torch.testing.assert_close(again, weights)
+
+
+def test_the_one_table_of_scores_is_what_the_form_the_model_and_the_cards_offer():
+    """Every score of core/config/attention_scores.py is a choice of the form with its
+    equation in the help, has arithmetic (this file's numpy transcriptions cover exactly those),
+    and an unknown name is refused by the model."""
+    import dataclasses
+
+    from workbench.core.config.attention_scores import COMPUTED, SCORES, form_help
+    from workbench.core.config.seq2seq import RnnSeq2seqConfig
+
+    field = {f.name: f for f in dataclasses.fields(RnnSeq2seqConfig)}["attention"]
+    assert tuple(field.metadata["choices"]) == tuple(SCORES)
+    for name, kind in SCORES.items():
+        assert f"{name}: " in form_help() and kind.equation.split(": ", 1)[-1] in form_help()
+    assert COMPUTED == ("dot", "scaled", "general", "additive")  # each has a test above
+    for name in COMPUTED:
+        module = AttentionScore(name, D)
+        queries, states = torch.randn(1, 2, D), torch.randn(1, 3, D)
+        assert module(queries, module.keys(states)).shape == (1, 2, 3)
+    with pytest.raises(ValueError, match="unknown attention score 'luong'"):
+        AttentionScore("luong", D)

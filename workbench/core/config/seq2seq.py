@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from workbench.core.config.attention_scores import SCORES, form_help
 from workbench.core.config.base import ModelConfig, TaskConfig
 from workbench.core.config.fields import param, range_problems
 from workbench.core.config.models import register_config
@@ -27,7 +28,7 @@ from workbench.core.config.tasks import Curve, ResultPlot, register_task_config
 GENERATED = ("dates", "reverse", "sort", "addition", "copy")
 DATA_SOURCES = GENERATED + ("file",)
 SIDE_TOKENS = ("char", "word")
-ATTENTION_SCORES = ("none", "dot", "scaled", "general", "additive")
+ATTENTION_SCORES = tuple(SCORES)  # the one table: config/attention_scores.py
 CELLS = ("rnn", "lstm", "gru")
 
 
@@ -136,13 +137,7 @@ class RnnSeq2seqConfig(ModelConfig):
                             min=1, max=8)
     bidirectional: bool = param(True, "Bidirectional encoder", "Read the source both ways; "
                                 "h_j = [h_j^f; h_j^b] (Jurafsky & Martin, SLP3 eq. 9.17).")
-    attention: str = param("additive", "Attention", "Score e_ij of decoder state s_i against "
-                           "encoder state h_j. none: the plain encoder-decoder, whose decoder "
-                           "sees only the bridged final state (the bottleneck). dot: s_i^T h_j "
-                           "(Luong et al. 2015). scaled: s_i^T h_j / √d_h (the scaling of "
-                           "Vaswani et al. 2017). general: s_i^T W_a h_j (Luong et al. 2015). "
-                           "additive: v_a^T tanh(W_a s_i + U_a h_j), the small 'fc' network of "
-                           "Bahdanau et al. 2014 (Luong's 'concat').", choices=ATTENTION_SCORES)
+    attention: str = param("additive", "Attention", form_help(), choices=ATTENTION_SCORES)
     input_feeding: bool = param(False, "Input feeding", "Feed the attentional state h̃_{i-1} "
                                 "into the next decoder step beside the token embedding (Luong "
                                 "et al. 2015), so step i knows where step i-1 looked.")

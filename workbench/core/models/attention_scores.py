@@ -23,7 +23,7 @@ import math
 import torch
 from torch import nn
 
-SCORES = ("dot", "scaled", "general", "additive")
+from workbench.core.config.attention_scores import COMPUTED as SCORES
 
 
 class AttentionScore(nn.Module):

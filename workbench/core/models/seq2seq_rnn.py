@@ -29,6 +29,7 @@ import dataclasses
 
 import torch
 
+from workbench.core.config.attention_scores import SCORES
 from workbench.core.config.models import GruConfig, LstmConfig, RnnConfig
 from workbench.core.models import recurrent_steps
 from workbench.core.models.base import as_probe, eval_mode, to_numpy, token_labels
@@ -40,13 +41,6 @@ from workbench.core.seq2seq_trace import Seq2seqTrace
 from workbench.core.trace import LayerTrace
 
 _ENCODER_CONFIGS = {"rnn": RnnConfig, "lstm": LstmConfig, "gru": GruConfig}
-SCORE_EQUATIONS = {
-    "none": "no attention: the decoder sees the source only through s_0 (the bottleneck)",
-    "dot": "dot (Luong): e_ij = s_i^T h_j",
-    "scaled": "scaled dot (000): e_ij = s_i^T h_j / √d_h",
-    "general": "general (Luong): e_ij = s_i^T W_a h_j",
-    "additive": "additive (001's fc, Bahdanau): e_ij = v_a^T tanh(W_a s_i + U_a h_j)",
-}
 
 
 @register_builder("rnn_seq2seq")
@@ -136,4 +130,4 @@ class RnnSeq2seq(Seq2seqModel):
             encoder_layers=[dataclasses.replace(layer, name=f"encoder {layer.name}")
                             for layer in encoded.layers],
             decoder_layers=decoder_layers,
-            convention=SCORE_EQUATIONS[self.config.attention])
+            convention=SCORES[self.config.attention].equation)

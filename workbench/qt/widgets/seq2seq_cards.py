@@ -8,28 +8,14 @@ the chosen model; the Alignment panel shows the score's card beside the matrix.
 
 from __future__ import annotations
 
+from workbench.core.config.attention_scores import SCORES as SCORE_KINDS
 from workbench.core.config.seq2seq import RnnSeq2seqConfig, TransformerSeq2seqConfig
 from workbench.qt.widgets.cell_equations import card_html
 
 _STYLE = "font-family: 'DejaVu Serif', serif; font-size: large;"
 
-SCORES = {
-    "none": ("No attention: the plain encoder-decoder (Sutskever et al. 2014; Cho et al. 2014)",
-             "The decoder reads the source only through s<sub>0</sub>, the bridged final "
-             "encoder states: the whole input squeezed into one fixed-length vector, the "
-             "bottleneck that made long inputs suffer and attention necessary."),
-    "dot": ("Dot score (Luong, Pham &amp; Manning 2015)",
-            "e<sub>ij</sub> = s<sub>i</sub><sup>T</sup> h<sub>j</sub>"),
-    "scaled": ("Scaled dot score (the 1/√d scaling of Vaswani et al. 2017)",
-               "e<sub>ij</sub> = s<sub>i</sub><sup>T</sup> h<sub>j</sub> / √d<sub>h</sub>, "
-               "d<sub>h</sub> the width of h<sub>j</sub>"),
-    "general": ("General score (Luong, Pham &amp; Manning 2015)",
-                "e<sub>ij</sub> = s<sub>i</sub><sup>T</sup> W<sub>a</sub> h<sub>j</sub>"),
-    "additive": ("Additive score (Bahdanau, Cho &amp; Bengio 2014)",
-                 "e<sub>ij</sub> = fc(s, h<sub>j</sub>) = v<sub>a</sub><sup>T</sup> "
-                 "tanh(W<sub>a</sub> s<sub>i</sub> + U<sub>a</sub> h<sub>j</sub>) &nbsp;a small "
-                 "network with one hidden layer (the course's “fc”; Luong's “concat”)"),
-}
+# the card of each score, from the one table of scores (core/config/attention_scores.py)
+SCORES = {name: (kind.title_html, kind.equation_html) for name, kind in SCORE_KINDS.items()}
 
 RNN_FRAME = """
 <b>RNN encoder-decoder</b> (Sutskever et al. 2014; Cho et al. 2014)<br>
