@@ -2,7 +2,8 @@
 fixed moments of wall time (issue 18, item 1).
 
     python -m benchmarks.timed_trainers workbench RECIPE OUT MARKS_S [--steps N]
-    python -m benchmarks.timed_trainers nanogpt NANOGPT_DIR DATA_DIR OUT MARKS_S [ARG ...]
+    python -m benchmarks.timed_trainers nanogpt NANOGPT_DIR DATA_DIR OUT MARKS_S [--fit-seconds S]
+        [ARG ...]
 
 MARKS_S is a comma-separated list of seconds. The clock starts just before training starts
 (the workbench's corpus loading and tokenizing, nanoGPT's model building count against them).
@@ -14,7 +15,10 @@ The workbench side is the headless trainer on the recipe as shipped (with one th
 model caught as the trainer builds it; the clock is read after every event (a logged step,
 every `log_every` steps). nanoGPT's `train.py` runs unmodified in this process: its loop reads
 `time.time()` right after every optimizer step, and that is where its model is saved (the
-clock is wrapped, the trainer's code is not touched).
+clock is wrapped, the trainer's code is not touched). With `--fit-seconds S` its schedule is
+fitted to S seconds the way the workbench's `minutes` fits its own: at every clock reading its
+cosine decay is set to end (`lr_decay_iters`) at the iteration it will reach after S seconds at
+the speed it has had so far, evaluations included, and it runs until the last mark.
 """
 
 from __future__ import annotations
@@ -46,7 +50,9 @@ class Marks:
     def save(self, payload: dict) -> None:
         elapsed = time.perf_counter() - self.start
         payload = {**payload, "elapsed_s": elapsed, "mark_s": self.marks[self.saved]}
-        torch.save(payload, self.out / f"mark-{self.saved}.pt")
+        # written whole, then renamed: a scorer may be waiting for the file
+        torch.save(payload, self.out / f"mark-{self.saved}.pt.tmp")
+        os.replace(self.out / f"mark-{self.saved}.pt.tmp", self.out / f"mark-{self.saved}.pt")
         print(json.dumps({k: v for k, v in payload.items() if k in (
             "step", "elapsed_s", "mark_s")}), flush=True)
         self.saved += 1
@@ -102,7 +108,7 @@ class _MarksDoneError(Exception):
 
 
 def train_nanogpt(nanogpt: Path, data_dir: Path, out: Path, marks_s: list[float],
-                  args: list[str]) -> None:
+                  args: list[str], fit_seconds: float = 0.0) -> None:
     """nanoGPT's train.py as is, run from a scratch folder holding the prepared data (it reads
     data/<dataset>/ and configurator.py relative to the working directory)."""
     work = out / "work"
@@ -119,6 +125,12 @@ def train_nanogpt(nanogpt: Path, data_dir: Path, out: Path, marks_s: list[float]
         caller = sys._getframe(1)
         if marks is not None and caller.f_code.co_filename == train_py:
             names = caller.f_globals
+            iters = int(names.get("iter_num", 0))
+            if fit_seconds and iters >= 10:  # the speed so far, model building included
+                elapsed = time.perf_counter() - marks.start
+                names["lr_decay_iters"] = max(names["warmup_iters"] + 1,
+                                              round(iters * fit_seconds / elapsed))
+                names["max_iters"] = 10**9  # the last mark ends it
             while "raw_model" in names and marks.due():
                 model = names["raw_model"]
                 marks.save({"state": model.state_dict(),
@@ -158,8 +170,13 @@ def main() -> None:
         train_workbench(recipe, Path(out), [float(m) for m in marks.split(",")], steps)
     elif kind == "nanogpt":
         nanogpt, data, out, marks, *args = rest
+        fit = 0.0
+        if "--fit-seconds" in args:
+            at = args.index("--fit-seconds")
+            fit = float(args[at + 1])
+            args = args[:at] + args[at + 2:]
         train_nanogpt(Path(nanogpt).resolve(), Path(data).resolve(), Path(out).resolve(),
-                      [float(m) for m in marks.split(",")], args)
+                      [float(m) for m in marks.split(",")], args, fit)
     else:
         raise SystemExit(f"unknown trainer {kind!r}: workbench or nanogpt")
 
