@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.qt.window_size import resize_window
 from workbench.app.window import build_window
 from workbench.qt.widgets import probe_bar
 
@@ -15,6 +16,6 @@ def lesson_window(qtbot, settings, monkeypatch):
     monkeypatch.setenv("WORKBENCH_RUNS_DIR", str(Path(settings.fileName()).parent / "runs"))
     window = build_window(settings)
     qtbot.addWidget(window)
-    window.resize(1366, 768)
+    resize_window(window, 1366, 768)
     window.show()
     return window

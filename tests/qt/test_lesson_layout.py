@@ -7,10 +7,12 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QApplication
 
+from tests.qt.window_size import resize_window
+
 
 @pytest.fixture
 def lessons(qtbot, window):
-    window.resize(1366, 768)
+    resize_window(window, 1366, 768)
     qtbot.wait(50)
     return window.panels["lessons"]
 
@@ -97,7 +99,7 @@ def test_the_lesson_alone_reads_in_lines_of_a_readable_length(qtbot, window, les
     keeps a readable width (centred), and takes the dock's whole width when that is narrower."""
     from workbench.qt.panels.lessons import READABLE_CHARACTERS
 
-    window.resize(1920, 1080)
+    resize_window(window, 1920, 1080)
     window.perspectives.switch("Lessons")
     readable = READABLE_CHARACTERS * lessons.fontMetrics().averageCharWidth()
     qtbot.waitUntil(lambda: lessons.width() > 1800)
@@ -106,3 +108,21 @@ def test_the_lesson_alone_reads_in_lines_of_a_readable_length(qtbot, window, les
     window.controller.lesson_action.emit("panels", ("worked",))  # a step: the lesson beside
     qtbot.waitUntil(lambda: lessons.width() < 0.4 * window.width())
     qtbot.waitUntil(lambda: lessons.header.width() > lessons.width() - 80)
+
+
+def test_presentation_mode_keeps_the_steps_panels(qtbot, window, lessons):
+    """Zoomed for a projector, a 1366 px window has the room of a narrow one and the step's
+    panel moves into the lesson's tab group; it stays open, and comes back beside the lesson
+    at actual size."""
+    run(qtbot, window, lessons, "13-encoder-decoder-attention", 2)
+    assert visible(window) == {"lessons", "alignment"}
+    window.layout_manager.presentation.setChecked(True)
+    try:
+        qtbot.waitUntil(lambda: window.docks["lessons"] in
+                        window.tabifiedDockWidgets(window.docks["alignment"]), timeout=10_000)
+        assert window.perspectives.current == "Lessons"
+        assert not window.docks["alignment"].isHidden()
+    finally:
+        window.layout_manager.presentation.setChecked(False)
+    qtbot.waitUntil(lambda: visible(window) == {"lessons", "alignment"} and window.docks[
+        "lessons"] not in window.tabifiedDockWidgets(window.docks["alignment"]), timeout=10_000)

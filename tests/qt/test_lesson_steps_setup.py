@@ -13,6 +13,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from tests.qt.fake_backend import FakeBackend, FakeInspection, corpus_of, snapshot
+from tests.qt.window_size import resize_window
 from workbench.core.config.encoder_tasks import MaskedLmTaskConfig
 from workbench.core.lesson_setup import inherited, step_setup
 from workbench.core.lessons import load_lessons
@@ -39,7 +40,7 @@ def window(qtbot, settings):
     window = build_window(settings, backend=FakeBackend(inspection=SampleModels()))
     qtbot.addWidget(window)
     window.show()
-    window.resize(1366, 768)
+    resize_window(window, 1366, 768)
     # a corpus of two speakers' lines, so a step's tokenizer has something to tokenize
     window.controller.set_corpus(corpus_of("Rom. But soft, what light?\nJul. Ay me!\n" * 20))
     errors = []

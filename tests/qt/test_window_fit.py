@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtCore import QPoint, QRect
 
 from tests.qt.fake_backend import FakeBackend
+from tests.qt.window_size import resize_window
 from workbench.app.panels import panel_types
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.main_window import MainWindow
@@ -42,7 +43,7 @@ def window(qtbot, settings):
 
 
 def settle(qtbot, window, size):
-    window.resize(*size)
+    resize_window(window, *size)
     window.show()
     qtbot.waitExposed(window)
 
@@ -268,3 +269,56 @@ def test_following_a_run_without_a_chosen_perspective_shows_its_curves(qtbot, wi
     window.show_followed_runs(chosen_perspective=False)
     assert window.perspectives.current == "Model & training"
     qtbot.waitUntil(lambda: "training" in shown_panels(window))
+
+
+def test_presentation_mode_gives_the_training_plots_the_width(qtbot, window):
+    """In presentation mode at 1920 × 1080 Training sat beside Architecture: one and a half of
+    three plot columns showed ("Perplexity (" cut, a sideways scroll bar) and the layer table
+    was squeezed to "utput s". Zoomed, the window has the room of a narrow one: Training is
+    tabbed with Architecture, the plots take as many columns as fit, none scrolls sideways;
+    back at actual size the two sit side by side again."""
+    settle(qtbot, window, (1920, 1080))
+    window.perspectives.switch("Model & training")
+    training, architecture = window.docks["training"], window.docks["architecture"]
+    assert architecture not in window.tabifiedDockWidgets(training)  # side by side, wide
+    curves = window.panels["training"].curves
+    assert settled(qtbot, lambda: [] if curves.grid.columns >= 2 and not
+                   curves.scroller.horizontalScrollBar().isVisible() else
+                   [f"{curves.grid.columns} columns beside Architecture"]) == []
+    beside = curves.grid.columns
+    window.layout_manager.presentation.setChecked(True)
+
+    def problems() -> list[str]:
+        found = [] if architecture in window.tabifiedDockWidgets(training) else [
+            "Architecture is still beside Training"]
+        if curves.scroller.horizontalScrollBar().isVisible():
+            found.append(f"the plots scroll sideways in {curves.grid.columns} columns")
+        return found + [f"the {key} plot is narrower than its title"
+                        for key, plot in curves.plots.items()
+                        if plot.geometry().width() < plot.titleLabel.minimumWidth()]
+    assert settled(qtbot, problems) == []
+    assert curves.grid.columns >= 2
+    window.layout_manager.presentation.setChecked(False)
+    assert settled(qtbot, lambda: ["still tabbed"] if architecture in
+                   window.tabifiedDockWidgets(training) else []) == []
+    assert settled(qtbot, lambda: [] if curves.grid.columns == beside else
+                   [f"{curves.grid.columns} columns at actual size, {beside} before"]) == []
+
+
+def test_the_training_plots_wrap_to_the_width_they_have(qtbot, window):
+    """A narrow Training panel shows fewer plot columns (more rows, scrolled down), never a
+    plot narrower than its title."""
+    settle(qtbot, window, (1366, 768))
+    window.perspectives.switch("Model & training")
+    window.docks["training"].raise_()
+    curves = window.panels["training"].curves
+    assert settled(qtbot, lambda: [] if curves.grid.columns >= 2 else ["one column"]) == []
+    before = curves.grid.columns
+    window.layout_manager.zoom.set_factor(2.0)
+    assert settled(qtbot, lambda: [] if curves.grid.columns < before and not
+                   curves.scroller.horizontalScrollBar().isVisible() else
+                   [f"{curves.grid.columns} columns, or sideways"]) == []
+    assert [key for key, plot in curves.plots.items()
+            if plot.geometry().width() < plot.titleLabel.minimumWidth()] == []
+    rows = -(-len(curves.plots) // curves.grid.columns)
+    assert curves.graphics.minimumHeight() >= rows * PLOT_MIN_HEIGHT

@@ -16,9 +16,10 @@ toolbar, the View menu and the shortcut follow.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from PySide6.QtCore import QByteArray, QObject, QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabBar
 
@@ -37,7 +38,7 @@ class Perspective:
     tip: str = ""
     main_share: float = 0.5  # of the width, when side panels sit beside the main ones
     bottom_share: float = 0.5  # of the height
-    wide_from: int = 1500  # narrower windows tab the side panels with the main ones
+    wide_from: int = 1500  # narrower windows (in unzoomed pixels) tab the side panels
     raised: str = ""  # the panel in front when they are tabbed (default: the first)
 
 
@@ -63,13 +64,19 @@ PERSPECTIVES: list[Perspective] = [
 
 
 class PerspectiveSwitcher(QObject):
-    """Arranges the docks of `window` (a QMainWindow with `docks` and `panels` by name)."""
+    """Arranges the docks of `window` (a QMainWindow with `docks` and `panels` by name).
+    `scale` is the zoom factor: whether side panels fit beside the main ones depends on the
+    width the text has at that zoom, not on the window's pixels."""
 
-    def __init__(self, window: QMainWindow, settings: QSettings) -> None:
+    def __init__(self, window: QMainWindow, settings: QSettings,
+                 scale: Callable[[], float] = lambda: 1.0) -> None:
         super().__init__(window)
         self.window = window
         self.settings = settings
+        self.scale = scale
         self.current = ""
+        self.arranged_key = ""  # where the layout on screen is kept: the key it was made for
+        self.focused: tuple[tuple[str, ...], str] | None = None  # a lesson step's panels
         self.group = QActionGroup(self)
         self.group.setExclusive(True)
         self.actions: dict[str, QAction] = {}
@@ -107,6 +114,8 @@ class PerspectiveSwitcher(QObject):
         saved = self.settings.value(self._key(perspective))
         if not (isinstance(saved, QByteArray) and self.window.restoreState(saved)):
             self.arrange(perspective)
+        self.arranged_key = self._key(perspective)
+        self.focused = None
         self.current = name
         self.settings.setValue("perspective/current", name)
         self.actions[name].setChecked(True)
@@ -126,6 +135,8 @@ class PerspectiveSwitcher(QObject):
         panels = tuple(n for n in panels if n in self.window.docks
                        and n not in perspective.main)
         self.arrange(replace(perspective, side=panels, raised=raised))
+        self.arranged_key = self._key(perspective)
+        self.focused = (panels, raised)
         self.current = name
         self.settings.setValue("perspective/current", name)
         self.actions[name].setChecked(True)
@@ -174,17 +185,36 @@ class PerspectiveSwitcher(QObject):
             if len(real) < 2 or set(names) != real:
                 bar.hide()
 
+    def _wide(self, perspective: Perspective) -> bool:
+        """Room for the side panels beside the main ones, in unzoomed pixels: presentation
+        mode (1.6 times) at 1920 px has the room of 1200, and Training beside Architecture
+        there showed half its plots and squeezed the layer table (issue 31)."""
+        return self.window.width() / max(self.scale(), 0.1) >= perspective.wide_from
+
     def _key(self, perspective: Perspective) -> str:
         """Where a perspective's layout is kept: one for narrow windows (side panels tabbed)
         and one for wide ones, so a layout made on a laptop is not forced on a large screen."""
-        wide = self.window.width() >= perspective.wide_from
-        return f"perspective/{perspective.name}/{'wide' if wide else 'narrow'}"
+        return f"perspective/{perspective.name}/{'wide' if self._wide(perspective) else 'narrow'}"
 
     def save(self) -> None:
-        """Keep the current perspective's layout as the user left it."""
+        """Keep the current perspective's layout as the user left it, under the key it was
+        made for (the window may have been resized or zoomed since)."""
         perspective = self.named(self.current)
         if perspective is not None:
-            self.settings.setValue(self._key(perspective), self.window.saveState())
+            self.settings.setValue(self.arranged_key or self._key(perspective),
+                                   self.window.saveState())
+
+    def refit(self) -> None:
+        """After a zoom or a resize: when the window crossed its perspective's width, its
+        panels move to that width's layout (the user's own for it, or the default)."""
+        perspective = self.named(self.current)
+        if perspective is None or not self.arranged_key \
+                or self._key(perspective) == self.arranged_key:
+            return
+        if self.focused is not None:  # a lesson step keeps the panels it opened
+            self.focus(self.current, *self.focused)
+        else:
+            self.switch(self.current)
 
     def reset(self) -> None:
         """The current perspective's default layout (View ▸ Reset layout)."""
@@ -192,10 +222,19 @@ class PerspectiveSwitcher(QObject):
         if perspective is not None:
             self.settings.remove(self._key(perspective))
             self.arrange(perspective)
+            self.arranged_key = self._key(perspective)
+            self.focused = None
 
     def _detach_all(self) -> None:
         """Take every dock out of the layout first: a dock left hidden inside a tab group
-        keeps that group's tab bar on screen (an empty strip of tabs where nothing is)."""
+        keeps that group's tab bar on screen (an empty strip of tabs where nothing is).
+        Hidden first, and the layout request that posts handled, then removed: after a
+        restored layout with a floating panel, removeDockWidget at once segfaulted in Qt's
+        QLayout::removeWidget every time (float a panel, restart, Reset layout), offscreen and
+        under X alike; hiding alone or handling events alone did not help."""
+        for dock in self.window.docks.values():
+            dock.hide()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         for dock in self.window.docks.values():
             self.window.removeDockWidget(dock)
 
@@ -211,7 +250,7 @@ class PerspectiveSwitcher(QObject):
             side = [n for n in perspective.side if n in members]
             bottom = [n for n in perspective.bottom if n in members]
             main = [n for n in members if n not in side and n not in bottom]
-            if window.width() < perspective.wide_from:
+            if not self._wide(perspective):
                 main, side = main + side, []
             groups = {"left": main, "right": side, "bottom": bottom}
         shown = {n for names in groups.values() for n in names}

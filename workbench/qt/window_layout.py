@@ -10,7 +10,7 @@ plots together.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QObject, QSettings, Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar
 
@@ -25,8 +25,14 @@ class WindowLayout(QObject):
         super().__init__(window)
         self.window = window
         self.settings = settings
-        self.perspectives = PerspectiveSwitcher(window, settings)
         self.zoom = Zoom(window, settings)
+        self.perspectives = PerspectiveSwitcher(window, settings, lambda: self.zoom.factor)
+        # a zoom or a resize across a perspective's width moves its side panels in or out of
+        # the main tab group, once the window has settled (a drag resizes many times)
+        self.refit_timer = QTimer(self, singleShot=True, interval=300)
+        self.refit_timer.timeout.connect(self.perspectives.refit)
+        self.zoom.changed.connect(lambda _: self.refit_timer.start())
+        window.installEventFilter(self)
         self.toolbar = QToolBar("Perspectives", window)
         self.toolbar.setObjectName("perspectives")
         self.toolbar.setMovable(False)
@@ -42,6 +48,11 @@ class WindowLayout(QObject):
         self.zoom.changed.connect(lambda _: self.presentation.setChecked(self.zoom.presentation))
         self.toolbar.addSeparator()
         self.toolbar.addAction(self.presentation)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self.window and event.type() == QEvent.Type.Resize:
+            self.refit_timer.start()
+        return False
 
     def view_actions(self) -> list[QAction]:
         """Perspectives, zoom and layout actions for the View menu (before the panel list)."""

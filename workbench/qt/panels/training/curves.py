@@ -36,6 +36,7 @@ from workbench.core.config.tasks import DEFAULT_TASK
 from workbench.qt.panels.training.curve_drawing import RunDrawing
 from workbench.qt.panels.training.curve_ranges import RangeFollower
 from workbench.qt.panels.training.curve_readout import CurveReadout
+from workbench.qt.panels.training.plot_grid import PlotGrid
 from workbench.qt.panels.training.plot_specs import PlotSpec, plot_specs
 from workbench.qt.panels.training.rollback_marks import COLOUR as ROLLBACK_COLOUR
 from workbench.qt.panels.training.rollback_marks import RollbackMarks
@@ -47,7 +48,6 @@ from workbench.qt.panels.training.series import (
     runs_csv,
 )
 from workbench.qt.panels.training.task_tabs import TaskTabs
-from workbench.qt.widgets.boxes import readable
 from workbench.qt.widgets.log_axis import log_axes
 from workbench.qt.widgets.plot_export import PlotExportBar
 
@@ -67,6 +67,10 @@ class CurvesView(RunDrawing, QWidget):
         self._decimators: dict[tuple, PeakDecimator] = {}
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
+        # the plots keep a readable height each and scroll on a small screen, rather than
+        # shrinking to their x axes; as many columns as the width holds (plot_grid.py)
+        self.scroller = QScrollArea()
+        self.grid = PlotGrid(self.graphics, self.scroller)
         self.readout = CurveReadout(self)
         self.plots: dict[str, pg.PlotItem] = {}
         self.specs: tuple[PlotSpec, ...] = ()
@@ -108,9 +112,6 @@ class CurvesView(RunDrawing, QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(controls)
         layout.addWidget(self.task_tabs)
-        # the plots keep a readable height each and scroll on a small screen, rather than
-        # shrinking to their x axes
-        self.scroller = QScrollArea()
         self.scroller.setWidgetResizable(True)
         self.scroller.setFrameShape(QFrame.Shape.NoFrame)
         # sideways only when zoomed text makes the plots' titles and ticks wider than the view
@@ -142,7 +143,7 @@ class CurvesView(RunDrawing, QWidget):
         self._settings_changed()
 
     def _build_plots(self, specs: tuple[PlotSpec, ...]) -> None:
-        """(Re)make the plots for `specs`, three to a row, x-linked to the loss."""
+        """(Re)make the plots for `specs`, x-linked to the loss, in the grid's columns."""
         self.graphics.clear()
         for key in list(self._items):
             self._items.pop(key)
@@ -151,10 +152,8 @@ class CurvesView(RunDrawing, QWidget):
         self._colours.clear()
         self.specs = specs
         self.plots = {}
-        columns = max(3, -(-len(specs) // 2))  # two rows: six plots in three columns
         for index, spec in enumerate(specs):
-            plot = self.graphics.addPlot(row=index // columns, col=index % columns,
-                                         axisItems=log_axes("left"))
+            plot = self.graphics.addPlot(row=index, col=0, axisItems=log_axes("left"))
             plot.setTitle(self._title(spec), size=TITLE_SIZE)
             plot.setMinimumWidth(120)
             plot.showGrid(x=True, y=True, alpha=0.2)
@@ -178,7 +177,7 @@ class CurvesView(RunDrawing, QWidget):
                                       on_manual=self._stopped_following)
         self.follower.following = following
         self.plots["loss"].vb.sigXRangeChanged.connect(self._view_moved)
-        readable(self.graphics, rows=(len(specs) + 2) // 3)
+        self.grid.set_plots(list(self.plots.values()))
         self.readout.attach(self.plots)
         self._refit = True
 

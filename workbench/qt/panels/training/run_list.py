@@ -62,6 +62,11 @@ class RunList(QListWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setIconSize(QSize(14, 14))
+        # names of one recipe differ at their ends ("char-lstm-shakespeare-small-3"): a
+        # narrow list (1366 px, presentation mode) keeps both ends, the item's tip the whole;
+        # with a sideways scroll bar Qt cuts the end off instead ("char-lstm-shakes")
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setToolTip("Runs: tick to show on the curves, double-click to rename, "
                         "right-click to resume, follow, inspect a checkpoint, recolour or "
                         "open the folder. Bold: training here; italics: followed (another "
