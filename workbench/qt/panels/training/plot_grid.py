@@ -28,12 +28,17 @@ class PlotGrid(QObject):
     def __init__(self, graphics: pg.GraphicsLayoutWidget, scroller: QScrollArea) -> None:
         super().__init__(graphics)
         self.graphics = graphics
+        self.scroller = scroller
         self.viewport = viewport = scroller.viewport()
         self.plots: list[pg.PlotItem] = []
         self.columns = 0
         # zoomed titles are resized a moment after the font (zoom.py rescans the plots)
         self.after_zoom = QTimer(self, singleShot=True, interval=250)
         self.after_zoom.timeout.connect(self.arrange)
+        # a scroll area grows the plots with their least width but did not shrink them back:
+        # wrapped into one column at zoom 2 they stayed 1,640 px wide in a 622 px view
+        self.shrink = QTimer(self, singleShot=True, interval=400)
+        self.shrink.timeout.connect(self.shrink_to_view)
         viewport.installEventFilter(self)
         # and whenever the plots come to need a sideways scroll bar (their axes grew)
         scroller.horizontalScrollBar().rangeChanged.connect(lambda *_: self.after_zoom.start())
@@ -61,6 +66,7 @@ class PlotGrid(QObject):
     def arrange(self) -> None:
         columns = self.columns_for(self.viewport.width())
         if columns == self.columns or not self.plots:
+            self.shrink.start()  # the columns stay, but the view may have narrowed
             return
         layout = self.graphics.ci
         for plot in self.plots:
@@ -70,10 +76,17 @@ class PlotGrid(QObject):
             layout.addItem(plot, row=index // columns, col=index % columns)
         self.columns = columns
         readable(self.graphics, rows=-(-len(self.plots) // columns))
+        self.shrink.start()
+
+    def shrink_to_view(self) -> None:
+        fits = max(self.viewport.width(), self.graphics.minimumWidth())
+        if self.graphics.width() > fits:
+            self.graphics.resize(fits, self.graphics.height())
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if watched is self.viewport and event.type() == QEvent.Type.Resize:
             self.arrange()
-        elif watched is self.viewport and event.type() == QEvent.Type.FontChange:
+        elif watched is self.viewport and event.type() in (QEvent.Type.FontChange,
+                                                           QEvent.Type.ApplicationFontChange):
             self.after_zoom.start()
         return False
