@@ -174,6 +174,25 @@ def test_tokenizer_settings_retokenize_with_words(qtbot, window, tmp_path):
     assert not view.button.isEnabled() and "at least 10%" in view.split_note.text()
 
 
+def test_a_second_tokenize_request_replaces_the_running_one_without_an_error(qtbot, window,
+                                                                            tmp_path):
+    """A lesson step (or a click) asking for other settings while the corpus is still being
+    tokenized gets its settings, not a "still running" error and the old tokens."""
+    path = tmp_path / "pets.txt"
+    path.write_text(GOOD)
+    load(qtbot, window, path)
+    errors = []
+    window.controller.error.connect(lambda message, _detail: errors.append(message))
+    panel, controller = window.panels["corpus"], window.controller
+    assert panel.tokenize(TokenizerConfig(kind="char"))
+    assert controller.jobs.busy  # still running: its result waits for the event loop
+    assert panel.tokenize(TokenizerConfig(kind="word", lowercase=True))
+    qtbot.waitUntil(lambda: not controller.jobs.busy and controller.tokens.tokenizer.kind
+                    == "word", timeout=30_000)
+    assert errors == []
+    assert "vocabulary" in panel.tokenizer_view.result.text()
+
+
 def test_dropping_a_file_on_the_panel_loads_it(qtbot, window, tmp_path):
     path = tmp_path / "dropped.txt"
     path.write_text(GOOD)

@@ -37,12 +37,12 @@ from workbench.core.config.tokenizer import TokenizerConfig
 from workbench.core.corpus import limits
 from workbench.core.corpus.encodings import ENCODING_CHOICES
 from workbench.core.corpus.loading import DEFAULT_GLOB, DOCUMENT_SEPARATOR, Corpus
-from workbench.core.events import JobStopped, failure_text
 from workbench.core.resources import default_corpus_path, full_corpus_path, resource_path
 from workbench.qt.panel import Panel
 from workbench.qt.panels.corpus.cleaning_bar import CleaningBar
 from workbench.qt.panels.corpus.stats_view import CharacterTable, StatsView, TopWordsTable
 from workbench.qt.panels.corpus.text_preview import TextPreview
+from workbench.qt.panels.corpus.tokenize_requests import TokenizeRequests
 from workbench.qt.panels.corpus.tokenizer_view import TokenizerView
 from workbench.qt.widgets.corpus_open import ask_corpus_file, ask_corpus_folder
 
@@ -89,6 +89,7 @@ class CorpusPanel(Panel):
         self.preview = TextPreview()
         self.tokenizer_view = TokenizerView()
         self.tokenizer_view.tokenize_requested.connect(self.tokenize)
+        self.tokenize_requests = TokenizeRequests(controller, self.tokenizer_view.result.setText)
         controller.lesson_action.connect(self._on_lesson)
         self.tabs = QTabWidget()
         for widget, label in ((self.stats_view, "Statistics"), (self.top_words, "Top words"),
@@ -263,20 +264,12 @@ class CorpusPanel(Panel):
         self.tokenize(config)
 
     def tokenize(self, config) -> bool:
-        backend = self.controller.backend.corpus
         if self.corpus is None:
             return False
         if config is None or config.problems():
             self.tokenizer_view.result.setText("Not tokenized: fix the tokenizer settings.")
             return False
-        self.tokenizer_view.result.setText(f"Tokenizing ({config.kind})…")
-        return self.controller.run_job(backend.tokenize_job(self.corpus, config),
-                                       on_result=self.controller.set_tokens,
-                                       on_error=self._tokenize_failed)
-
-    def _tokenize_failed(self, outcome: JobStopped) -> None:
-        why = failure_text(outcome) or "cancelled"
-        self.tokenizer_view.result.setText(f"Not tokenized: {why}")
+        return self.tokenize_requests.request(self.corpus, config)
 
     def show_tokens(self, tokens) -> None:
         head = self.corpus.text[:400] if self.corpus is not None else ""
