@@ -69,3 +69,19 @@ def test_the_frame_goes_round_a_heatmap_not_only_round_its_buttons(qtbot):
     top_left = panel.heatmap.mapTo(window, panel.heatmap.rect().topLeft())
     assert light.frame.geometry().top() == top_left.y() - 4
     assert light.frame.geometry().height() == panel.heatmap.height() + 8
+
+
+def test_a_control_deleted_while_framed_takes_the_frame_away_without_an_error(qtbot,
+                                                                               monkeypatch):
+    """A form rebuilt after a lesson step (another model) deletes the control the frame
+    follows; the next blink hides the frame instead of raising inside the event loop."""
+    monkeypatch.setattr(spotlight, "BLINK_MS", 20)
+    window, panel = make_window(qtbot)
+    light = Spotlight(window)
+    light.timer.setInterval(20)
+    light.show_on(panel.first)
+    assert light.frame.isVisible()
+    panel.tabs.removeTab(0)
+    panel.first.deleteLater()
+    qtbot.waitUntil(lambda: not light.frame.isVisible(), timeout=2000)
+    assert not light.timer.isActive()

@@ -26,6 +26,7 @@ class ClampBox(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.on = QCheckBox("Clamp")
+        self.on.setObjectName("clamp_on")  # lesson 11 points at it by this name
         self.on.setToolTip("Fix one recurrent unit (its h_t) or one attention head's output to "
                            "a value at every step, and see the text change.")
         self.kind = QComboBox()

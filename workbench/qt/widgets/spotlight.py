@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QToolBox,
     QWidget,
 )
+from shiboken6 import isValid
 
 BLINKS = 6  # on/off switches, then the frame stays a while
 BLINK_MS = 300
@@ -125,7 +126,7 @@ class Spotlight(QObject):
     def _blink(self) -> None:
         """Each tick: follow the control (the layout may move it), blink for the first
         ticks, then stay steady; go as soon as the control is hidden (another tab chosen)."""
-        if self.target is None or not self.target.isVisible() \
+        if self.target is None or not isValid(self.target) or not self.target.isVisible() \
                 or self.target.visibleRegion().isEmpty():
             self.hide()
             return
