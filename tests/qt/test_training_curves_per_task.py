@@ -61,6 +61,26 @@ def test_runs_of_different_tasks_never_share_a_plot(view):
 
 
 @pytest.mark.slow
+def test_every_tasks_tab_stays_in_sight_in_a_narrow_view(qtbot, view):
+    """Five tasks' runs at the width 1280 px leaves the plots: no tab behind scroll arrows
+    (the masked LM's was), each with its run count and its full name on hover."""
+    tasks = ("language_model", "seq2seq", "classify", "tag", "masked_lm")
+    view.set_runs([run_of(task, task, colour=colour) for task, colour in
+                   zip(tasks, ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7"),
+                       strict=True)])
+    view.resize(760, 560)
+    tabs = view.task_tabs
+    qtbot.waitUntil(lambda: tabs.width() <= 760, timeout=5000)
+    assert tabs.count() == 5
+    assert tabs.tabRect(4).right() <= tabs.width()
+    assert [tabs.tabText(i) for i in range(5)] == [
+        "Next token (1)", "Seq2seq (1)", "Classify (1)", "Tag (1)", "Masked LM (1)"]
+    assert tabs.tabToolTip(4) == "Masked-LM pretraining: 1 ticked run"
+    # short names fit whole: the bar is wider than the tabs' full sizes
+    assert sum(tabs.tabSizeHint(i).width() for i in range(5)) <= tabs.width()
+
+
+@pytest.mark.slow
 def test_one_task_shows_no_tabs_and_every_title_names_its_unit(view):
     view.set_runs([run_of("a", "language_model"), run_of("b", "language_model", "#E69F00")])
     assert not view.task_tabs.isVisible()

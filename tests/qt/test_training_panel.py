@@ -253,3 +253,71 @@ def test_the_header_follows_the_selected_run_and_names_its_own_corpus(qtbot, pan
     assert "GRU, 1 layer × 64, on sonnets (char tokens)" in header and str(other) in header
     panel.run_list.select(str(tmp_path / "run-a"))
     assert "recorded" in panel.run_header.text() and "sonnets" not in panel.run_header.text()
+
+
+class PastRuns(FakeTraining):
+    """Two run folders written before the window opened."""
+
+    def __init__(self, run_dir, past):
+        super().__init__(run_dir)
+        self.past = past
+
+    def list_runs(self):
+        return [(folder, runs.run_label(folder)) for folder in self.past]
+
+
+def test_picking_a_past_run_shows_its_curves(qtbot, tmp_path):
+    """A run picked in the list (the newest is picked at start) is ticked and drawn: the
+    header named it beside empty plots, which read as a broken run."""
+    past = []
+    for name, loss in (("20261101-120000-lm", 3.0), ("20261101-130000-lm", 2.0)):
+        folder = tmp_path / name
+        folder.mkdir()
+        lines = [runs.event_to_json(StepLogged(step, loss - step / 100, 1e-3, 0.4, False,
+                                               step * 64, 900.0, step / 10))
+                 for step in (10, 20, 30)]
+        (folder / "metrics.jsonl").write_text("\n".join(lines) + "\n")
+        past.append(folder)
+    controller = WorkbenchController(FakeBackend(training=PastRuns(tmp_path / "run-a", past)))
+    panel = TrainingPanel(controller)
+    qtbot.addWidget(panel)
+    panel.show()
+    try:
+        old = str(past[0])
+        panel.run_list.select(old)
+        item = panel.run_list.item_for(old)
+        assert item.checkState() == Qt.CheckState.Checked
+        qtbot.waitUntil(lambda: old in panel.curves._items, timeout=30_000)
+        x, _ = panel.curves._items[old][("loss", "smooth")].getData()
+        assert list(x) == [10, 20, 30]
+        assert not panel.curves.hint.isVisible()
+        # read, it keeps the list's name: the recipe, then when it started (two runs of one
+        # recipe stay apart in a narrow list, which elides the middle)
+        assert item.text() == "lm 11-01 12:00"
+        assert "lm 11-01 12:00" in panel.run_header.text()
+    finally:
+        controller.shutdown()
+
+
+def test_the_window_opens_on_the_newest_past_run_alone(qtbot, tmp_path):
+    """Of the past runs listed at start only the newest is ticked and read: ticking each as
+    it was listed read all fifty."""
+    past = []
+    for minute in range(3):
+        folder = tmp_path / f"2026110{minute + 1}-120000-lm"
+        folder.mkdir()
+        (folder / "metrics.jsonl").write_text(runs.event_to_json(
+            StepLogged(10, 2.0, 1e-3, 0.4, False, 640, 900.0, 1.0)) + "\n")
+        past.append(folder)
+    controller = WorkbenchController(FakeBackend(training=PastRuns(tmp_path / "run-a", past)))
+    panel = TrainingPanel(controller)
+    qtbot.addWidget(panel)
+    try:
+        checked = [panel.run_list.item_for(str(folder)).checkState() == Qt.CheckState.Checked
+                   for folder in past]
+        assert checked == [False, False, True]
+        assert panel.run_list.current_key() == str(past[-1])
+        qtbot.waitUntil(lambda: str(past[-1]) in panel.curves._items, timeout=30_000)
+        assert set(panel.curves._items) == {str(past[-1])}
+    finally:
+        controller.shutdown()

@@ -88,6 +88,7 @@ class TaskConfig:
 
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
+    short_title: ClassVar[str] = ""  # where space is short: a tab of the training curves
     needs_corpus: ClassVar[bool] = False  # reads the session's tokenized corpus
     curves: ClassVar[tuple[Curve, ...]] = ()
     result_plots: ClassVar[tuple[ResultPlot, ...]] = ()

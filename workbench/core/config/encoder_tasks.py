@@ -97,6 +97,7 @@ class ClassifyTaskConfig(_EncoderTaskBase):
 
     name: ClassVar[str] = "classify"
     title: ClassVar[str] = "Classify sentences"
+    short_title: ClassVar[str] = "Classify"
     needs_corpus: ClassVar[bool] = False
     curves: ClassVar[tuple[Curve, ...]] = (
         Curve("val_loss", "Loss (nats per sentence)", train="loss"),
@@ -146,6 +147,7 @@ class TagTaskConfig(_EncoderTaskBase):
     file_needs: ClassVar[str] = "a CoNLL-U file"
     counted_labels: ClassVar[int] = 17  # UD's UPOS tags
     title: ClassVar[str] = "Tag tokens"
+    short_title: ClassVar[str] = "Tag"
     needs_corpus: ClassVar[bool] = False
     curves: ClassVar[tuple[Curve, ...]] = (
         Curve("val_loss", "Loss (nats per word)", train="loss"),
@@ -184,6 +186,7 @@ class MaskedLmTaskConfig(_EncoderTaskBase):
     file_needs: ClassVar[str] = "a text file"
     counted_labels: ClassVar[int] = 0  # the head predicts the vocabulary
     title: ClassVar[str] = "Masked-LM pretraining"
+    short_title: ClassVar[str] = "Masked LM"
     needs_corpus: ClassVar[bool] = False
     curves: ClassVar[tuple[Curve, ...]] = (
         Curve("val_loss", "Loss (nats per chosen token)", train="loss"),

@@ -167,7 +167,9 @@ def read_run(path: str | Path, check=None) -> RunRecord:
         raise UserFacingError(f"{path} is not a run folder (it has no metrics.jsonl). Choose "
                               "a folder made by a training run.")
     settings = read_settings(path)
-    record = RunRecord(path, settings.get("name") or path.name, settings=settings)
+    # the run list's own label: two runs of one recipe differ by their start time, which a
+    # bare folder name puts first, where an elided list cuts it to the same "20261127-2…"
+    record = RunRecord(path, run_label(path), settings=settings)
     from workbench.core.training.run_tail import RunTail
 
     tail = RunTail(path)  # line by line as bytes: a stray non-UTF-8 byte costs one line

@@ -22,14 +22,23 @@ NO_RUN = ("<b>No run selected</b><br><small>Train starts one; a past run picked 
 class RunListActions:
     """Mixed into TrainingPanel (it provides controller, series, run_list, curves, samples)."""
 
+    _listing = False  # past runs are being listed: each becomes current, none is picked
+
     def _list_past_runs(self) -> None:
-        """Past runs appear unticked; their curves are read when first ticked."""
+        """Past runs appear unticked; their curves are read when first ticked or picked. The
+        newest is picked, so the window opens on the last run's curves."""
         try:
             folders = self.controller.backend.training.list_runs()
         except (OSError, AttributeError):
             return
-        for folder, label in folders[-50:]:
-            self._add_listed(str(folder), label, visible=False)
+        self._listing = True
+        try:
+            for folder, label in folders[-50:]:
+                self._add_listed(str(folder), label, visible=False)
+        finally:
+            self._listing = False
+        if folders:
+            self._on_current_run(self.run_list.current_key())
 
     def _add_listed(self, key: str, name: str, visible: bool, colour: str = "") -> RunSeries:
         series = RunSeries(key, name, colour or self.run_list.next_colour(), visible=visible)
@@ -109,6 +118,11 @@ class RunListActions:
 
     def _on_current_run(self, key: str) -> None:
         series = self.series.get(key)
+        if series is not None and not series.visible and not self._listing:
+            # the run a user picks (or the newest, picked at start) shows its curves: a chosen
+            # run beside empty plots read as a broken run; ticks add others to compare
+            self.run_list.set_checked(key, True)
+            self._on_visibility(key, True)
         self.samples.show_samples(series.samples if series else [])
         self.show_header(key)
 

@@ -6,15 +6,17 @@ how many ticked runs it has; the bar hides itself while all shown runs are of on
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import QTabBar, QWidget
 
 from workbench.core.config.tasks import DEFAULT_TASK, TASK_CONFIGS
 
 
-def task_title(name: str) -> str:
+def task_title(name: str, short: bool = False) -> str:
     config = TASK_CONFIGS.get(name)
-    return (config.title if config else "") or name.replace("_", " ").capitalize()
+    if config is None:
+        return name.replace("_", " ").capitalize()
+    return (config.short_title if short else "") or config.title
 
 
 class TaskTabs(QTabBar):
@@ -24,6 +26,10 @@ class TaskTabs(QTabBar):
         super().__init__(parent)
         self.setDocumentMode(True)
         self.setExpanding(False)
+        # every task's tab stays in sight, elided in the middle (its name's start and its run
+        # count) rather than behind scroll arrows: at 1280 px the fifth task was hidden
+        self.setUsesScrollButtons(False)
+        self.setElideMode(Qt.TextElideMode.ElideMiddle)
         self.setToolTip("Runs of different tasks are plotted apart: their losses are in "
                         "different units. Pick a task to see its runs' curves.")
         self.tasks: list[str] = []
@@ -46,7 +52,9 @@ class TaskTabs(QTabBar):
                 self.tasks = tasks
             for index, name in enumerate(tasks):
                 runs = counts[name]
-                self.setTabText(index, f"{task_title(name)} ({runs} run{'s' if runs > 1 else ''})")
+                self.setTabText(index, f"{task_title(name, short=True)} ({runs})")
+                self.setTabToolTip(index, f"{task_title(name)}: {runs} ticked "
+                                          f"run{'s' if runs > 1 else ''}")
             if self.task in tasks:
                 self.setCurrentIndex(tasks.index(self.task))
         self.setVisible(len(tasks) > 1)
