@@ -3,6 +3,11 @@
     .venv/bin/python scripts/doc_screenshots.py            # render every shot into docs/images/
     .venv/bin/python scripts/doc_screenshots.py --only data
     .venv/bin/python scripts/doc_screenshots.py --check    # list shots made from older code
+    .venv/bin/python scripts/doc_screenshots.py --runs /tmp/demo-runs   # training curves shown
+
+The training shots show the runs of a runs folder (`--runs`, else the user's own): make one
+with `scripts/make_demo_runs.py`, which trains a short run of every task. The inspector and
+console shots open a shipped sample model (`workbench --model`).
 
 The guide's pictures are never kept by hand: each one is a command line below. Next to them,
 `docs/images/shots.json` records a fingerprint of what the window draws from (the Qt room, the
@@ -30,12 +35,14 @@ DRAWN_FROM = ("workbench/qt", "workbench/app/window.py", "workbench/app/panels.p
 
 # name: the arguments after `workbench --screenshot OUT.png`
 SHOTS: dict[str, list[str]] = {
-    "window": ["--size", "1366x768"],
     "data": ["--perspective", "Data", "--size", "1366x768"],
     "embeddings": ["--perspective", "Embeddings", "--size", "1366x768"],
     "model-and-training": ["--perspective", "Model & training", "--size", "1366x768"],
-    "inspect": ["--perspective", "Inspect", "--size", "1366x768"],
-    "generate": ["--perspective", "Generate", "--size", "1366x768"],
+    "inspect": ["--perspective", "Inspect", "--size", "1366x768",
+                "--model", "resources/models/char-lstm"],
+    "attention": ["--panel", "attention", "--model", "resources/models/char-transformer"],
+    "generate": ["--perspective", "Generate", "--size", "1366x768",
+                 "--model", "resources/models/char-lstm"],
     "presentation": ["--perspective", "Model & training", "--size", "1920x1080",
                      "--zoom", "1.6"],
 }
@@ -62,11 +69,13 @@ def load_record() -> dict[str, str]:
         return {}
 
 
-def render(name: str) -> None:
+def render(name: str, runs: str = "") -> None:
     out = IMAGES / f"{name}.png"
     command = [sys.executable, "-m", "workbench", "--screenshot", str(out), *SHOTS[name]]
     print("  " + " ".join(command[1:]), flush=True)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    if runs:
+        env["WORKBENCH_RUNS_DIR"] = runs
     subprocess.run(command, check=True, cwd=ROOT, env=env)
 
 
@@ -82,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="list stale shots, render none")
     parser.add_argument("--only", action="append", choices=sorted(SHOTS),
                         help="render only this shot (may be repeated)")
+    parser.add_argument("--runs", default="", metavar="DIR",
+                        help="the runs folder the training shots show (scripts/make_demo_runs.py)")
     args = parser.parse_args(argv)
     if args.check:
         old = stale()
@@ -94,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     IMAGES.mkdir(parents=True, exist_ok=True)
     record, now = load_record(), fingerprint()
     for name in args.only or list(SHOTS):
-        render(name)
+        render(name, args.runs)
         record[name] = now
     RECORD.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return 0

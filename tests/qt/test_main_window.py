@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QMessageBox
 
 from tests.qt.fake_backend import FakeBackend, FakeCorpus
 from workbench.core.events import Progress
-from workbench.core.jobs import JobSpec
+from workbench.core.jobs import JobSpec, UserFacingError
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.main_window import MainWindow
 from workbench.qt.panel import Panel
@@ -57,6 +57,28 @@ def test_standard_shortcuts_exist(qtbot, settings):
     assert shortcuts["&Open corpus file…"] == "Ctrl+O"
     assert shortcuts["Open corpus &folder…"] == "Ctrl+Shift+O"
     assert shortcuts["&Quit"] == "Ctrl+Q"
+    assert shortcuts["Open &model…"] == "Ctrl+Alt+O"
+
+
+def test_file_open_model_makes_a_checkpoint_the_sessions_model(qtbot, settings):
+    """File ▸ Open model (and `workbench --model`) loads off the GUI thread; the model then
+    is every inspector's and console's; a path that is not a checkpoint says why."""
+    window = make_window(settings)
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.controller.snapshot_changed, timeout=10_000):
+        assert window.open_model("/models/char-lstm")
+    assert window.controller.snapshot.step == 999
+
+    class Refusing(type(window.controller.backend.inspection)):
+        def load_checkpoint_job(self, path):
+            raise UserFacingError(f"{path}: no such checkpoint")
+
+    errors = []
+    window.controller.error.connect(lambda message, _detail: errors.append(message))
+    window.controller.backend.inspection = Refusing()
+    assert not window.open_model("/nowhere")
+    assert errors and "/nowhere" in errors[0]
+    assert window.controller.snapshot.step == 999  # the model shown stays
 
 
 def test_open_corpus_runs_job_updates_panels_and_recent_files(qtbot, settings):

@@ -46,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--follow", metavar="RUN_DIR", action="append",
                         help="watch a run folder another process writes (a headless or "
                         "torchrun run, a folder synced from a server); may be repeated")
+    parser.add_argument("--model", metavar="CHECKPOINT",
+                        help="open a trained model for the inspectors and consoles (a run "
+                        "folder, a checkpoint's .json or .safetensors, a sample model)")
     parser.add_argument(
         "--no-default-corpus", action="store_true", help="start without loading a corpus"
     )
@@ -130,6 +133,8 @@ def run_gui(args: argparse.Namespace) -> int:
             window.show_followed_runs(chosen_perspective=bool(args.perspective))
         if path is not None:
             window.open_corpus(str(Path(path).expanduser()))
+        if args.model:
+            window.open_model(str(Path(args.model).expanduser()))
 
     if args.zoom:
         window.zoom.set_factor(args.zoom)

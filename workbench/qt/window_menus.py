@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QMainWindow, QMenu, QMessageBox, QWhatsThis, QWidg
 from workbench import __version__
 from workbench.qt.controller import WorkbenchController
 from workbench.qt.recent_files import RecentFiles
+from workbench.qt.widgets.checkpoint_open import ask_checkpoint_path, open_checkpoint
 from workbench.qt.widgets.corpus_open import ask_corpus_file, ask_corpus_folder
 
 
@@ -38,6 +39,11 @@ class WindowMenus(QMainWindow):
         file_menu.addActions([open_file, open_folder])
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        open_model = _action("Open &model…", self, "Ctrl+Alt+O")
+        open_model.setToolTip("A checkpoint (a run's .json or .safetensors, or a sample model) "
+                              "for every inspector and console")
+        open_model.triggered.connect(self.open_model_dialog)
+        file_menu.addAction(open_model)
         file_menu.addSeparator()
         quit_action = _action("&Quit", self, "Ctrl+Q")
         quit_action.triggered.connect(self.close)
@@ -88,6 +94,17 @@ class WindowMenus(QMainWindow):
         path = ask_corpus_folder(self)
         if path:
             self.open_corpus(path)
+
+    @Slot()
+    def open_model_dialog(self) -> None:
+        path = ask_checkpoint_path(self)
+        if path:
+            self.open_model(path)
+
+    def open_model(self, path: str) -> bool:
+        """Load a checkpoint off the GUI thread; it becomes the session's model, which every
+        inspector and console not frozen on another shows. A bad file becomes a message."""
+        return open_checkpoint(self.controller, path, self.controller.set_snapshot)
 
     def open_corpus(self, path: str, **options) -> bool:
         """Open through the controller (the Corpus panel's filter and encoding apply there)
