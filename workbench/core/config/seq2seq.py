@@ -24,12 +24,13 @@ from workbench.core.config.base import ModelConfig, TaskConfig
 from workbench.core.config.fields import param, range_problems
 from workbench.core.config.models import register_config
 from workbench.core.config.tasks import Curve, ResultPlot, register_task_config
+from workbench.core.recurrent_cells import CELLS as RECURRENT_CELLS
 
 GENERATED = ("dates", "reverse", "sort", "addition", "copy")
 DATA_SOURCES = GENERATED + ("file",)
 SIDE_TOKENS = ("char", "word")
 ATTENTION_SCORES = tuple(SCORES)  # the one table: config/attention_scores.py
-CELLS = ("rnn", "lstm", "gru")
+CELLS = tuple(RECURRENT_CELLS)  # the encoder and decoder cells: core/recurrent_cells
 
 
 @register_task_config

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from workbench.core.recurrent_cells import CELLS
 from workbench.core.trace import LayerTrace
 
-SIGMOID_GATES = ("i", "f", "o", "r", "z")
+SIGMOID_GATES = tuple(dict.fromkeys(gate for cell in CELLS.values()
+                                    for gate in cell.sigmoid_gates()))
 SHUT, OPEN = 0.1, 0.9
 HEAD_STATISTICS = ("entropy", "mean distance", "previous token", "first token")
 

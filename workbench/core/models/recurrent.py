@@ -24,6 +24,7 @@ from workbench.core.models.base import (
     token_labels,
 )
 from workbench.core.models.registry import register_builder
+from workbench.core.recurrent_cells import CELLS
 from workbench.core.trace import LayerTrace, Trace
 
 
@@ -60,7 +61,7 @@ class RecurrentLM(SequenceModel):
         shape = (self.config.num_layers * self.directions, batch_size, self.config.hidden_size)
         device = device or self.embedding.weight.device
         zeros = torch.zeros(shape, device=device)
-        return (zeros, zeros.clone()) if self.kind == "lstm" else zeros
+        return (zeros, zeros.clone()) if CELLS[self.kind].cell_state else zeros
 
     # --- fast path ----------------------------------------------------------------------------
 

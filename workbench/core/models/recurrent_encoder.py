@@ -25,6 +25,7 @@ from workbench.core.models.encoder import (
     full_mask,
     register_encoder,
 )
+from workbench.core.recurrent_cells import CELLS
 from workbench.core.trace import LayerTrace
 
 
@@ -57,7 +58,7 @@ class RecurrentEncoder(nn.Module):
     def init_state(self, batch_size: int, device: torch.device | None = None) -> State:
         shape = (self.config.num_layers * self.directions, batch_size, self.config.hidden_size)
         zeros = torch.zeros(shape, device=device or self.embedding.weight.device)
-        return (zeros, zeros.clone()) if self.kind == "lstm" else zeros
+        return (zeros, zeros.clone()) if CELLS[self.kind].cell_state else zeros
 
     # --- fast path ----------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from torch import nn
 from workbench.core.models.attention_scores import AttentionScore, masked_softmax
 from workbench.core.models.recurrent_steps import FUSED
 from workbench.core.models.seq2seq_base import Memory
+from workbench.core.recurrent_cells import CELLS
 
 
 class RnnDecoder(nn.Module):
@@ -31,7 +32,7 @@ class RnnDecoder(nn.Module):
         self.feeds = config.input_feeding and self.attends
         if config.bridge == "linear":
             self.bridge_h = nn.Linear(size, size)  # W_b
-            self.bridge_c = nn.Linear(size, size) if config.cell == "lstm" else None
+            self.bridge_c = nn.Linear(size, size) if CELLS[config.cell].cell_state else None
         self.embedding = nn.Embedding(config.target_vocab_size, config.embedding_size)
         self.rnn = FUSED[config.cell](
             config.embedding_size + (size if self.feeds else 0), size,
@@ -47,7 +48,7 @@ class RnnDecoder(nn.Module):
         """Zero decoder state (recurrent_steps asks for one when given None)."""
         shape = (self.config.num_layers, batch_size, self.config.decoder_size)
         zeros = torch.zeros(shape, device=device or self.head.weight.device)
-        return (zeros, zeros.clone()) if self.kind == "lstm" else zeros
+        return (zeros, zeros.clone()) if CELLS[self.kind].cell_state else zeros
 
     def bridge(self, final, directions: int):
         """Encoder final states (L·dirs, B, H) -> decoder start s_0 (L, B, D): per layer the
@@ -58,7 +59,7 @@ class RnnDecoder(nn.Module):
             return joined.reshape(layers, batch, -1)
 
         linear = self.config.bridge == "linear"
-        if self.kind == "lstm":
+        if CELLS[self.kind].cell_state:
             h, c = (per_layer(t) for t in final)
             return (torch.tanh(self.bridge_h(h)), self.bridge_c(c)) if linear else (h, c)
         h = per_layer(final)

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.core.config.models import config_from_dict
+from workbench.core.recurrent_cells import CELLS
 
 FLOAT = 4  # bytes: activations are float32 (bf16 autocast on a GPU keeps less: an upper bound)
-GATE_VALUES = {"lstm": 6, "gru": 5, "rnn": 2}
+GATE_VALUES = {name: cell.values_per_unit for name, cell in CELLS.items()}
 TRANSFORMER_WIDTH_VALUES = 10
 TRANSFORMER_FF_VALUES = 2
 # scores and softmax are kept; backward holds their two gradients at once beside them. With 2

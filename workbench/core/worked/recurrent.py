@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from workbench.core.recurrent_cells import CELLS
 from workbench.core.worked.records import (
     Line,
     WorkedComputation,
@@ -30,15 +31,6 @@ from workbench.core.worked.records import (
     times,
     vec,
 )
-
-SOURCES = {
-    "lstm": "Jurafsky & Martin, SLP3 ch. 9, eqs. 9.19–9.26; PyTorch documentation of nn.LSTM",
-    "gru": "Cho et al. 2014; PyTorch documentation of nn.GRU (its z is 1 − the course's z_t)",
-    "rnn": "Jurafsky & Martin, SLP3 ch. 9, eq. 9.3; Elman 1990",
-}
-GATES = {"lstm": ("i", "f", "g", "o"), "gru": ("r", "z", "n"), "rnn": ("h",)}
-GATE_WORDS = {"i": "input gate", "f": "forget gate", "g": "candidate", "o": "output gate",
-              "r": "reset gate", "z": "update gate (PyTorch's)", "n": "candidate", "h": "state"}
 
 
 def step_computation(kind: str, layer_name: str, values: Mapping[str, np.ndarray],
@@ -66,12 +58,13 @@ def step_computation(kind: str, layer_name: str, values: Mapping[str, np.ndarray
     lines = [Line("input", f"x_{t} (token {token})", vec(x), x),
              Line("previous state", f"h_{before} " + ("(zeros: first step)" if first else ""),
                   vec(h_prev), h_prev)]
-    gates = GATES[kind]
+    cell = CELLS[kind]
+    gates = cell.gates
     pre, out = {}, {}
     for block, gate in enumerate(gates):
         row = block * hidden + unit
         from_x, from_h = float(w_ih[row] @ x), float(w_hh[row] @ h_prev)
-        if kind == "gru" and gate == "n":
+        if gate == cell.reset_after:
             r = out["r"]
             a = from_x + b_ih[row] + r * (from_h + b_hh[row])
             formula = f"n = tanh(W_n x_{t} + b_in + r ⊙ (U_n h_{before} + b_hn))"
@@ -82,15 +75,15 @@ def step_computation(kind: str, layer_name: str, values: Mapping[str, np.ndarray
             formula = f"a_{gate} = W_{gate} x_{t} + U_{gate} h_{before} + b_{gate}"
             working = (f"{plus(from_x, from_h)} + ({plus(b_ih[row], b_hh[row])}) = {num(a)}")
         pre[gate] = a
-        name = _squash_name(kind, gate, nonlinearity)
+        name = cell.squash_name(gate, nonlinearity)
         out[gate] = float(SQUASH[name](a))
-        if kind == "gru" and gate == "n":
-            lines.append(Line(f"{GATE_WORDS[gate]} (unit {unit})", formula,
+        if gate == cell.reset_after:
+            lines.append(Line(f"{cell.gate_words[gate]} (unit {unit})", formula,
                               f"{working} = tanh({num(a)}) = {num(out[gate])}", out[gate]))
             continue
-        lines.append(Line(f"{GATE_WORDS[gate]}: pre-activation (unit {unit})", formula,
+        lines.append(Line(f"{cell.gate_words[gate]}: pre-activation (unit {unit})", formula,
                           f"(W_{gate} x_{t})[{unit}] = {products(w_ih[row], x)}; {working}", a))
-        lines.append(Line(f"{GATE_WORDS[gate]} (unit {unit})", f"{gate} = {name}(a_{gate})",
+        lines.append(Line(f"{cell.gate_words[gate]} (unit {unit})", f"{gate} = {name}(a_{gate})",
                           f"{name}({num(a)}) = {num(out[gate])}", out[gate]))
     result = {**out}
     if kind == "lstm":
@@ -111,10 +104,10 @@ def step_computation(kind: str, layer_name: str, values: Mapping[str, np.ndarray
                   Line("the course's update gate", "z_t = 1 − z (Cho et al., Olah)",
                        f"1 − {num(z)} = {num(1 - z)}: h_t = (1 − z_t) h_t−1 + z_t h̃_t", 1 - z)]
         result.update(h=h, z_course=1 - z)
-    title = (f"{kind.upper() if kind != 'rnn' else 'Elman RNN'} {layer_name}, step {t} "
+    title = (f"{cell.title} {layer_name}, step {t} "
              f"({token}), unit {unit}")
     listed = ", ".join(f"{g} {num(a)}" for g, a in pre.items())
-    return WorkedComputation(title, tuple(lines), SOURCES[kind], values=result,
+    return WorkedComputation(title, tuple(lines), cell.worked_source, values=result,
                              note=f"pre-activations: {listed}")
 
 
@@ -124,15 +117,6 @@ def _p(value: float) -> str:
 
 
 SQUASH = {"σ": sigmoid, "tanh": np.tanh, "ReLU": lambda v: np.maximum(v, 0.0)}
-
-
-def _squash_name(kind: str, gate: str, nonlinearity: str) -> str:
-    """σ for gates, tanh for candidates, the Elman cell's own g for its state."""
-    if gate in ("g", "n"):
-        return "tanh"
-    if kind == "rnn":
-        return "ReLU" if nonlinearity == "relu" else "tanh"
-    return "σ"
 
 
 def layer_input(trace, layer_name: str) -> np.ndarray:

@@ -16,6 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QLabel, QSlider, QSplitter, QTabWidget
 
+from workbench.core.recurrent_cells import CELLS
 from workbench.core.trace import Trace
 from workbench.core.worked.recurrent import layer_input, step_computation
 from workbench.qt.inspector import InspectorPanel
@@ -42,7 +43,7 @@ def gate_values(layer, gate: str) -> np.ndarray:
     if gate == "z_course":
         return 1.0 - np.asarray(layer.values["z"])
     return np.asarray(layer.values[gate])
-RECURRENT = ("rnn", "lstm", "gru")
+RECURRENT = tuple(CELLS)  # the layer kinds this view shows: every recurrent cell
 
 
 def _short(value: float) -> str:

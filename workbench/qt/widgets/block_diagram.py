@@ -21,6 +21,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from workbench.core.config.summary import LayerRow, ModelSummary
+from workbench.core.recurrent_cells import CELLS
 
 _FILL = {  # Okabe–Ito tints: embeddings, recurrent or attention layers, heads
     "Embedding": "#d6e9f5", "Linear": "#fbe3c4", "softmax": "#f3d3c2", "input": "#eeeeee",
@@ -69,6 +70,7 @@ _HEAD_OUTPUTS = {"sequence_classifier": ("softmax ŷ", "P(label)"),
                  "token_tagger": ("softmax ŷ_t", "P(tag_t)"),
                  "masked_lm": ("softmax ŷ_t", "P(x_t | masked)")}
 _PARTS = {"encoder": "Enc.", "decoder": "Dec."}
+FUSED_NAMES = {cell.fused for cell in CELLS.values()}  # a recurrent layer's module: "GRU"
 _PART_NAMES = {"bridge W_b": "Bridge W_b", "attention score": "Score e_ij",
                "attentional layer W_c": "W_c [c_i; s_i]", "head": "Linear W_o"}
 
@@ -80,7 +82,7 @@ def _part_title(row: LayerRow) -> str | None:
         return None
     if rest.startswith("embedding"):
         return "Embedding x" if part == "encoder" else "Embedding y"
-    if row.kind in ("GRU", "LSTM", "RNN") or rest.startswith("block"):
+    if row.kind in FUSED_NAMES or rest.startswith("block"):
         return f"{_PARTS[part]} {row.kind.replace('DecoderBlock', 'block')}"
     return _PART_NAMES.get(rest, rest)
 

@@ -11,58 +11,14 @@ to 2j in the cosine).
 
 from __future__ import annotations
 
+from workbench.core.recurrent_cells import CELLS
+from workbench.core.recurrent_cells.kind import source_line
+
 _STYLE = "font-family: 'DejaVu Serif', serif; font-size: large;"
 
 
-def source(text: str) -> str:
-    """The grey line under a card that names where its equations come from."""
-    return f"<br><span style='color:#555'><small>Source: {text}</small></span>"
+source = source_line  # the grey line under a card that names its source (the cells' own)
 
-
-LSTM = """
-<b>LSTM cell</b><br>
-f<sub>t</sub> = σ(U<sub>f</sub> h<sub>t−1</sub> + W<sub>f</sub> x<sub>t</sub> + b<sub>f</sub>)
-&nbsp;&nbsp;forget (“keep”) gate<br>
-i<sub>t</sub> = σ(U<sub>i</sub> h<sub>t−1</sub> + W<sub>i</sub> x<sub>t</sub> + b<sub>i</sub>)
-&nbsp;&nbsp;input (“write”, “add”) gate<br>
-g<sub>t</sub> = tanh(U<sub>g</sub> h<sub>t−1</sub> + W<sub>g</sub> x<sub>t</sub> + b<sub>g</sub>)
-&nbsp;&nbsp;candidate C̃<sub>t</sub><br>
-c<sub>t</sub> = f<sub>t</sub> ⊙ c<sub>t−1</sub> + i<sub>t</sub> ⊙ g<sub>t</sub>
-&nbsp;&nbsp;cell state (the “conveyor belt”)<br>
-o<sub>t</sub> = σ(U<sub>o</sub> h<sub>t−1</sub> + W<sub>o</sub> x<sub>t</sub> + b<sub>o</sub>)
-&nbsp;&nbsp;output (“read”) gate<br>
-h<sub>t</sub> = o<sub>t</sub> ⊙ tanh(c<sub>t</sub>)<br>
-<small>PyTorch stores the gate blocks in the order i, f, g, o and has two bias vectors
-(b = b<sub>ih</sub> + b<sub>hh</sub>); the trace uses the model's own weights.</small>
-""" + source("Jurafsky &amp; Martin, SLP3 ch. 9, eqs. 9.19–9.26 (biases added as in "
-             "C. Olah, “Understanding LSTM Networks”, 2015); Hochreiter &amp; Schmidhuber 1997.")
-
-GRU = """
-<b>GRU cell</b><br>
-z<sub>t</sub> = σ(W<sub>z</sub> · [h<sub>t−1</sub>, x<sub>t</sub>] + b<sub>z</sub>)
-&nbsp;&nbsp;update gate<br>
-r<sub>t</sub> = σ(W<sub>r</sub> · [h<sub>t−1</sub>, x<sub>t</sub>] + b<sub>r</sub>)
-&nbsp;&nbsp;reset gate<br>
-h̃<sub>t</sub> = tanh(W · [r<sub>t</sub> ⊙ h<sub>t−1</sub>, x<sub>t</sub>] + b)<br>
-h<sub>t</sub> = (1 − z<sub>t</sub>) ⊙ h<sub>t−1</sub> + z<sub>t</sub> ⊙ h̃<sub>t</sub><br>
-<b>Convention.</b> PyTorch computes
-n<sub>t</sub> = tanh(W<sub>in</sub> x<sub>t</sub> + b<sub>in</sub>
-+ r<sub>t</sub> ⊙ (W<sub>hn</sub> h<sub>t−1</sub> + b<sub>hn</sub>)) and
-h<sub>t</sub> = (1 − z<sub>t</sub>) ⊙ n<sub>t</sub> + z<sub>t</sub> ⊙ h<sub>t−1</sub>:
-PyTorch's z is the complement of the z<sub>t</sub> above
-(z<sup>PyTorch</sup> = 1 − z<sub>t</sub>), and r acts after the matrix product. The gate list
-offers both; the heatmap's title says which one it shows.
-PyTorch's form, z<sub>t</sub> ⊙ h<sub>t−1</sub> + (1 − z<sub>t</sub>) ⊙ h̃<sub>t</sub>, is
-Cho et al.'s own (2014, eq. 7).
-""" + source("the form above: Chung et al. 2014 and C. Olah, “Understanding LSTM Networks” "
-             "(2015); Cho et al. 2014, eq. 7 (the complement z); PyTorch documentation of "
-             "torch.nn.GRU.")
-
-RNN = """
-<b>Elman RNN</b><br>
-h<sub>t</sub> = g(U h<sub>t−1</sub> + W x<sub>t</sub> + b)&nbsp;&nbsp;(g = tanh or ReLU)<br>
-y<sub>t</sub> = softmax(V h<sub>t</sub> + b<sub>y</sub>)
-""" + source("Jurafsky &amp; Martin, SLP3 ch. 9, eqs. 9.3–9.5; Elman 1990.")
 
 POSITIONAL = """
 <b>Sinusoidal positional encoding</b><br>
@@ -116,7 +72,8 @@ MultiHead(X) = (head<sub>1</sub> ⊕ … ⊕ head<sub>h</sub>) W<sup>O</sup> + b
              "eqs. 9.34, 9.43–9.45 and Fig. 9.17 (the mask).")
 
 
-CARDS = {"lstm": LSTM, "gru": GRU, "rnn": RNN, "attention": attention_card(),
+# each recurrent cell's card is in its file of core/recurrent_cells
+CARDS = {**{name: cell.card for name, cell in CELLS.items()}, "attention": attention_card(),
          "positional": POSITIONAL, "gradient": GRADIENT}
 
 
