@@ -9,15 +9,22 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.core.config.models import GruConfig, LstmConfig, RnnConfig, TransformerConfig
+from workbench.core.config.models import (
+    MODEL_CONFIGS,
+    GruConfig,
+    LstmConfig,
+    RnnConfig,
+    TransformerConfig,
+)
 from workbench.core.models import build_model
 from workbench.core.models.snapshots import model_from_snapshot, snapshot_of
+from workbench.core.recurrent_cells import CELLS
 
 recurrent_configs = st.builds(
     lambda cls, e, h, layers, vocab, tie: cls(
         vocab_size=vocab, embedding_size=h if tie else e, hidden_size=h, num_layers=layers,
         tie_weights=tie),
-    st.sampled_from([RnnConfig, LstmConfig, GruConfig]),
+    st.sampled_from([MODEL_CONFIGS[name] for name in CELLS]),  # every cell, peephole too
     st.integers(2, 12), st.integers(2, 12), st.integers(1, 3), st.integers(5, 40), st.booleans(),
 )
 transformer_configs = st.builds(

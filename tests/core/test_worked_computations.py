@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 import torch
 
-from workbench.core.config.models import GruConfig, LstmConfig, RnnConfig, TransformerConfig
+from workbench.core.config.models import (
+    MODEL_CONFIGS,
+    GruConfig,
+    LstmConfig,
+    RnnConfig,
+    TransformerConfig,
+)
 from workbench.core.models import build_model
 from workbench.core.worked.attention import attention_computation
 from workbench.core.worked.recurrent import layer_input, step_computation
@@ -53,7 +59,9 @@ def test_attention_weight_and_output_equal_the_trace(settings):
     RnnConfig(vocab_size=16, embedding_size=6, hidden_size=5),
     LstmConfig(vocab_size=16, embedding_size=6, hidden_size=5, num_layers=2,
                bidirectional=True),
-], ids=["lstm", "gru", "rnn-relu", "rnn-tanh", "bilstm"])
+    MODEL_CONFIGS["peephole_lstm"](vocab_size=16, embedding_size=6, hidden_size=5,
+                                   num_layers=2),
+], ids=["lstm", "gru", "rnn-relu", "rnn-tanh", "bilstm", "peephole"])
 def test_one_recurrent_step_equals_the_trace(config):
     torch.manual_seed(5)
     model = build_model(config).eval()

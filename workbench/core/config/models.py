@@ -12,6 +12,7 @@ from typing import Any, ClassVar, TypeVar
 
 from workbench.core.config.base import ModelConfig
 from workbench.core.config.fields import from_dict, param, range_problems, to_dict
+from workbench.core.recurrent_cells import CELLS
 
 MODEL_CONFIGS: dict[str, type[ModelConfig]] = {}
 C = TypeVar("C", bound=type[ModelConfig])
@@ -119,6 +120,25 @@ class LstmConfig(RecurrentConfig):
 class GruConfig(RecurrentConfig):
     arch: ClassVar[str] = "gru"
     title: ClassVar[str] = "GRU"
+
+
+def _cell_config(name: str, title: str, tasks: tuple[str, ...]) -> type[RecurrentConfig]:
+    """The config of a cell with no settings of its own beyond the family's (a new file in
+    core/recurrent_cells needs nothing here)."""
+    namespace = {"arch": name, "title": title, "__module__": __name__,
+                 "__qualname__": f"{name.title().replace('_', '')}Config",
+                 "__annotations__": {"arch": "ClassVar[str]", "title": "ClassVar[str]"}}
+    if tasks:
+        namespace["tasks"] = tasks
+        namespace["__annotations__"]["tasks"] = "ClassVar[tuple[str, ...]]"
+    cls = dataclass(type(namespace["__qualname__"], (RecurrentConfig,), namespace))
+    globals()[cls.__name__] = cls  # importable by name, as pickling needs
+    return register_config(cls)
+
+
+for _cell in CELLS.values():
+    if _cell.name not in MODEL_CONFIGS:
+        _cell_config(_cell.name, _cell.title, _cell.tasks)
 
 
 @register_config

@@ -30,7 +30,9 @@ GENERATED = ("dates", "reverse", "sort", "addition", "copy")
 DATA_SOURCES = GENERATED + ("file",)
 SIDE_TOKENS = ("char", "word")
 ATTENTION_SCORES = tuple(SCORES)  # the one table: config/attention_scores.py
-CELLS = tuple(RECURRENT_CELLS)  # the encoder and decoder cells: core/recurrent_cells
+# the encoder and decoder cells: those of core/recurrent_cells with a fused module (a padded
+# batch of sources is packed for it)
+CELLS = tuple(name for name, cell in RECURRENT_CELLS.items() if cell.fused)
 
 
 @register_task_config

@@ -1,8 +1,10 @@
-"""The recurrent family: Elman RNN, LSTM and GRU language models (SLP3 eqs. 9.6-9.8).
+"""The recurrent family: Elman RNN, LSTM, GRU and peephole LSTM language models (SLP3 eqs.
+9.6-9.8).
 
 e_t = E x_t;  h_t = cell(h_{t-1}, e_t) for each stacked layer;  y_t = softmax(V h_t).
 
-Training runs through the fused `nn.RNN` / `nn.LSTM` / `nn.GRU` modules (cuDNN on a GPU);
+Training runs through the fused `nn.RNN` / `nn.LSTM` / `nn.GRU` modules (cuDNN on a GPU), or
+step by step for a cell torch has none for (step_recurrent.py);
 `trace`, `forward_clamped` and `hidden_gradients` replay the same parameters one step at a time
 through `recurrent_steps`, which transcribes the seeds' cell equations.
 """
@@ -24,6 +26,7 @@ from workbench.core.models.base import (
     token_labels,
 )
 from workbench.core.models.registry import register_builder
+from workbench.core.models.step_recurrent import recurrent_layers
 from workbench.core.recurrent_cells import CELLS
 from workbench.core.trace import LayerTrace, Trace
 
@@ -33,20 +36,15 @@ class RecurrentLM(SequenceModel):
 
     def __init__(self, config) -> None:
         super().__init__(config)
-        self.kind = config.arch  # "rnn" | "lstm" | "gru": picks the cell equations below
+        self.kind = config.arch  # a cell of core/recurrent_cells: its equations and state
         self.causal = not config.bidirectional
         self.directions = 2 if config.bidirectional else 1
-        extra = {"nonlinearity": config.nonlinearity} if self.kind == "rnn" else {}
         self.embedding = nn.Embedding(config.vocab_size, config.embedding_size)
-        self.rnn = recurrent_steps.FUSED[self.kind](
-            config.embedding_size,
-            config.hidden_size,
-            num_layers=config.num_layers,
-            dropout=config.dropout if config.num_layers > 1 else 0.0,
-            batch_first=True,
-            bidirectional=config.bidirectional,
-            **extra,
-        )
+        self.rnn = recurrent_layers(
+            self.kind, config.embedding_size, config.hidden_size,
+            num_layers=config.num_layers, dropout=config.dropout,
+            bidirectional=config.bidirectional, config=config,
+            nonlinearity=config.nonlinearity if self.kind == "rnn" else None)
         # Identity when dropout is 0, so the fast path is exactly embedding -> rnn -> linear.
         self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
         self.head = nn.Linear(config.hidden_size * self.directions, config.vocab_size)
@@ -134,7 +132,7 @@ class RecurrentLM(SequenceModel):
         return norms
 
 
-def identity_init(rnn: nn.RNNBase) -> None:
+def identity_init(rnn: nn.Module) -> None:
     """U = I for every gate's block of the recurrent weights and all biases 0 (Le, Jaitly &
     Hinton 2015, "A Simple Way to Initialize Recurrent Networks of Rectified Linear Units"):
     at the start h_t = g(h_{t-1} + W x_t), so a gradient passes back through time unscaled by
@@ -149,5 +147,5 @@ def identity_init(rnn: nn.RNNBase) -> None:
                 param.zero_()
 
 
-for _arch in recurrent_steps.FUSED:
+for _arch in CELLS:
     register_builder(_arch)(RecurrentLM)

@@ -21,13 +21,15 @@ from torch import nn
 
 from workbench.core.config.summary import LayerRow, ModelSummary
 from workbench.core.models.registry import build_model
+from workbench.core.models.step_recurrent import StepRecurrent
+from workbench.core.recurrent_cells import CELLS
 
 _LAYER = re.compile(r"_l(\d+)(_reverse)?$")
 
 
 def keras_extra_bias(module: nn.Module) -> int:
     """Parameters of `module` that the Keras convention does not have (torch's b_hh)."""
-    if isinstance(module, (nn.LSTM, nn.RNN)):
+    if isinstance(module, (nn.LSTM, nn.RNN, StepRecurrent)):  # Keras: one bias a gate
         return sum(p.numel() for name, p in module.named_parameters() if name.startswith("bias_hh"))
     return 0
 
@@ -97,13 +99,14 @@ class _Probe:
         if isinstance(module, nn.Linear):
             tokens = x.numel() // module.in_features
             self.flops += 2 * tokens * module.in_features * module.out_features
-        elif isinstance(module, nn.RNNBase):
+        elif isinstance(module, (nn.RNNBase, StepRecurrent)):
             tokens = x.shape[0] * x.shape[1]
             weights = sum(p.numel() for n, p in module.named_parameters() if n.startswith("weight"))
             self.flops += 2 * tokens * weights
             # gates (and LSTM cell states) of every layer, direction and step are kept for BPTT
             gates = module.weight_ih_l0.shape[0] * (2 if module.bidirectional else 1)
-            cells = module.hidden_size if isinstance(module, nn.LSTM) else 0
+            cells = module.hidden_size if isinstance(module, nn.LSTM) or (
+                isinstance(module, StepRecurrent) and CELLS[module.kind].cell_state) else 0
             self.activations += tokens * module.num_layers * (gates + cells)
         elif hasattr(module, "heads") and x is not None and x.dim() == 3:
             # causal attention: query t scores and mixes t keys -> d·T(T+1)/2 multiply-adds
@@ -149,7 +152,7 @@ def layer_table(model: nn.Module, probe: _Probe) -> list[LayerRow]:
             key = probe.order[module] if module in probe.order else key + 0.001
             kind = type(module).__name__
             shape = _shape_text(module, probe)
-            if isinstance(module, nn.RNNBase):
+            if isinstance(module, (nn.RNNBase, StepRecurrent)):
                 for row in _recurrent_rows(name, module, shape, seen):
                     keyed.append((key, len(keyed), row))
                 continue
@@ -174,9 +177,10 @@ def layer_table(model: nn.Module, probe: _Probe) -> list[LayerRow]:
     return rows[:1] + fixed + rows[1:]
 
 
-def _recurrent_rows(name: str, module: nn.RNNBase, shape: str,
+def _recurrent_rows(name: str, module: nn.RNNBase | StepRecurrent, shape: str,
                     seen: dict[int, str]) -> list[LayerRow]:
-    kind = type(module).__name__
+    stepped = isinstance(module, StepRecurrent)
+    kind = module.summary_kind if stepped else type(module).__name__
     per_layer: dict[int, list[int]] = {}
     for param_name, param in module.named_parameters():
         seen[id(param)] = name
@@ -187,7 +191,7 @@ def _recurrent_rows(name: str, module: nn.RNNBase, shape: str,
         totals[1] += param.numel() if keras_counts else 0
     note = "bidirectional: forward ⊕ backward" if module.bidirectional else ""
     if name == "rnn" or name.endswith(" rnn"):  # a fused stack: name rows by the cell
-        name = name.removesuffix("rnn") + kind.lower()
+        name = name.removesuffix("rnn") + (module.kind if stepped else kind.lower())
     return [
         LayerRow(name if len(per_layer) == 1 else f"{name} layer {layer + 1}", kind, shape, t, k,
                  note)

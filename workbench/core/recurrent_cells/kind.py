@@ -10,8 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-# (projected input W x_t + b_ih, h_{t-1}, c_{t-1}, U, b_hh, nonlinearity) -> (h_t, c_t, values)
-Step = Callable[[Any, Any, Any, Any, Any, str], tuple[Any, Any, dict[str, Any]]]
+# (projected input W x_t + b_ih, h_{t-1}, c_{t-1}, U, b_hh, nonlinearity, *extra weights)
+#   -> (h_t, c_t, values)
+Step = Callable[..., tuple[Any, Any, dict[str, Any]]]
 
 
 def linear(x, weight, bias):
@@ -31,7 +32,7 @@ class CellKind:
     gates: tuple[str, ...]  # weight blocks, in the order weight_ih / weight_hh stack them
     gate_words: dict[str, str]  # gate (or state) -> what the window calls it
     squash: dict[str, str]  # gate -> "σ" or "tanh"; a gate not named uses the nonlinearity
-    fused: str  # the torch.nn module that trains it ("RNN", "LSTM", "GRU")
+    fused: str  # the torch.nn module that trains it ("RNN", "LSTM", "GRU"); "" = none
     convention: str  # how its weights read, said in the trace
     card: str  # the equation card (rich text), with its source line
     worked_source: str  # what the click-a-cell computation cites
@@ -40,6 +41,17 @@ class CellKind:
     values_per_unit: int = 2  # values a trace keeps per position and unit (activation budget)
     # the gate whose recurrent term is multiplied by the reset gate r after U h (GRU's n)
     reset_after: str = ""
+    # gates that also read the cell state through a matrix V (peepholes): V stacks their
+    # blocks in this order as the layer's `weight_ch`; "o" reads c_t, the others c_{t-1}
+    peepholes: tuple[str, ...] = ()
+    # the tasks it trains for (a cell with no fused torch module trains step by step, which
+    # reads no padded batch: a language model only); () = the recurrent family's tasks
+    tasks: tuple[str, ...] = ()
+
+    @property
+    def extra_weights(self) -> tuple[str, ...]:
+        """Per-layer weights beyond W, U and the biases (passed to `step` in this order)."""
+        return ("weight_ch",) if self.peepholes else ()
 
     def squash_name(self, gate: str, nonlinearity: str = "tanh") -> str:
         """σ for a gate, tanh for a candidate, the Elman cell's own g for its state."""

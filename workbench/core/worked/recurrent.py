@@ -60,6 +60,8 @@ def step_computation(kind: str, layer_name: str, values: Mapping[str, np.ndarray
                   vec(h_prev), h_prev)]
     cell = CELLS[kind]
     gates = cell.gates
+    w_ch = (np.asarray(weights[f"rnn.weight_ch{suffix}"], np.float64) if cell.peepholes
+            else None)  # the peepholes V_i, V_f, V_o stacked
     pre, out = {}, {}
     for block, gate in enumerate(gates):
         row = block * hidden + unit
@@ -70,6 +72,17 @@ def step_computation(kind: str, layer_name: str, values: Mapping[str, np.ndarray
             formula = f"n = tanh(W_n x_{t} + b_in + r ⊙ (U_n h_{before} + b_hn))"
             working = (f"tanh({plus(from_x, b_ih[row])} + {num(r)}×("
                        f"{plus(from_h, b_hh[row])}))")
+        elif gate in cell.peepholes:  # V c: the previous cell state, the new one for o
+            reads = t if gate == "o" else before
+            c_seen = (np.zeros(hidden) if reads != t and first
+                      else np.asarray(values["c"][reads], dtype=np.float64))
+            v_row = w_ch[cell.peepholes.index(gate) * hidden + unit]
+            from_c = float(v_row @ c_seen)
+            a = from_x + from_h + from_c + b_ih[row] + b_hh[row]
+            formula = (f"a_{gate} = W_{gate} x_{t} + U_{gate} h_{before} + V_{gate} c_{reads} "
+                       f"+ b_{gate}")
+            working = (f"{plus(from_x, from_h)} + {_p(from_c)} + "
+                       f"({plus(b_ih[row], b_hh[row])}) = {num(a)}")
         else:
             a = from_x + from_h + b_ih[row] + b_hh[row]
             formula = f"a_{gate} = W_{gate} x_{t} + U_{gate} h_{before} + b_{gate}"
@@ -86,7 +99,7 @@ def step_computation(kind: str, layer_name: str, values: Mapping[str, np.ndarray
         lines.append(Line(f"{cell.gate_words[gate]} (unit {unit})", f"{gate} = {name}(a_{gate})",
                           f"{name}({num(a)}) = {num(out[gate])}", out[gate]))
     result = {**out}
-    if kind == "lstm":
+    if cell.cell_state:  # the LSTM's update, peepholes or not
         c_prev = 0.0 if first else float(values["c"][before, unit])
         c = out["f"] * c_prev + out["i"] * out["g"]
         h = out["o"] * np.tanh(c)

@@ -108,7 +108,9 @@ def architecture_card(summary: ModelSummary, config: ModelConfig | None = None) 
 
 def _model_card(summary: ModelSummary, config: ModelConfig | None = None) -> str:
     kinds = [row.kind.lower() for row in summary.rows]
-    cells = [k for k in dict.fromkeys(kinds) if k in CARDS]
+    # the cell's card: a recurrent model's own arch, else the fused layers' (nn.GRU -> "gru")
+    cells = ([config.arch] if isinstance(config, RecurrentConfig) and config.arch in CARDS
+             else [k for k in dict.fromkeys(kinds) if k in CARDS])
     if "block" in kinds:
         blocks = config if isinstance(config, TransformerConfig) else None
         attention = wrap(attention_card(blocks.causal_mask if blocks else True,
