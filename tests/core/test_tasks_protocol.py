@@ -208,7 +208,11 @@ def test_a_language_model_checkpoint_records_its_task(tmp_path):
     saved = load_checkpoint(f"{run_dir}/checkpoints/latest.json")
     assert saved.meta["task"] == {"name": "language_model", "teacher_forcing": 1.0}
     assert saved.meta["tokenizer"]["kind"] == "char"
-    assert of_type(events, RunStarted)[0].task == "language_model"
+    started = of_type(events, RunStarted)[0]
+    assert started.task == "language_model"
+    # the threshold the curves draw on ‖g‖₂, from the run's own training settings (a folder
+    # read back has it from its recipe: test_an_old_run_folder_reads_as_a_language_model)
+    assert started.grad_clip == tiny_request(tmp_path).training.grad_clip > 0
     evals = of_type(events, EvalLogged)
     assert set(evals[0].metrics) == {"val_loss", "perplexity", "bits"}
     assert evals[0].perplexity == pytest.approx(math.exp(evals[0].val_loss))
@@ -222,6 +226,9 @@ def test_an_old_run_folder_reads_as_a_language_model(tmp_path):
     (tmp_path / "recipe.toml").write_text('[corpus]\nresource = "x"\n[model]\narch = "gru"\n')
     record = runs.read_run(tmp_path)
     assert record.task == "language_model" and record.skipped_lines == 0
+    assert record.grad_clip == 1.0  # a recipe without the setting trained with the default
+    (tmp_path / "recipe.toml").write_text('[training]\ngrad_clip = 0\n')
+    assert runs.read_run(tmp_path).grad_clip == 0.0  # no clipping: no line
     event = record.events[0]
     assert event.metrics == {"val_loss": 2.0, "perplexity": math.exp(2.0),
                              "bits": 2.0 / math.log(2)}

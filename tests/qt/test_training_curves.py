@@ -121,12 +121,13 @@ def test_plots_follow_the_curves_the_runs_tasks_declare(view, monkeypatch):
     lm = RunSeries("lm", "lm", "#1f77b4")
     logged(lm, range(1, 50))
     view.set_runs([lm])
-    assert list(view.plots) == ["loss", "perplexity", "bits", "lr", "grad_norm", "tok_s"]
+    assert list(view.plots) == ["loss", "perplexity", "bits", "lr", "grad_norm", "clip_rate",
+                                "tok_s"]
     other = RunSeries("s2s", "s2s", "#ff7f0e", task="matching")
     logged(other, range(1, 50))
     other.add(EvalLogged(40, 1.5, tokens_seen=10_000, elapsed_s=4.0, metrics={"exact": 0.25}))
     view.set_runs([other])
-    assert list(view.plots) == ["loss", "exact", "lr", "grad_norm", "tok_s"]
+    assert list(view.plots) == ["loss", "exact", "lr", "grad_norm", "clip_rate", "tok_s"]
     assert view.plots["exact"].titleLabel.text == "Exact match (%)"
     points = view._items["s2s"][("exact", "val")]
     assert list(points.getData()[1]) == [25.0]  # the share drawn in percent
@@ -135,7 +136,7 @@ def test_plots_follow_the_curves_the_runs_tasks_declare(view, monkeypatch):
     assert not view.plots["exact"].ctrl.logYCheck.isChecked()
     lm.visible = True
     view.set_runs([lm, other])  # both: one task at a time, never on one plot
-    assert list(view.plots) == ["loss", "exact", "lr", "grad_norm", "tok_s"]
+    assert list(view.plots) == ["loss", "exact", "lr", "grad_norm", "clip_rate", "tok_s"]
     assert "lm" not in view._items
 
 
@@ -181,3 +182,27 @@ def test_a_first_validation_shows_as_a_dot_in_the_runs_colour(qtbot, view):
     around = [QColor(image.pixel(x + dx, y + dy)) for dx in range(-2, 3) for dy in range(-2, 3)]
     red = [c for c in around if c.red() > 180 and c.green() < 90 and c.blue() < 90]
     assert len(red) >= 9  # a dot of 6 px: most of the 5x5 pixels around its centre
+
+
+def test_the_clip_threshold_is_drawn_on_the_gradient_norm_and_the_clip_rate_in_percent(
+        qtbot, view):
+    """Issue 33: a run's clipping threshold is a dashed line on ‖g‖₂ in its colour (none for a
+    run without clipping), and the share of clipped steps is its own plot, in percent."""
+    clipped = RunSeries("a", "a", "#d62728", grad_clip=1.0)
+    for step in range(1, 41):
+        clipped.add(StepLogged(step, 3.0, 1e-3, 1.4 if step % 4 == 0 else 0.6, step % 4 == 0,
+                               256 * step, 5e4, step / 10, clip_rate=0.25))
+    free = RunSeries("b", "b", "#0072B2", grad_clip=0.0)
+    logged(free, range(1, 41))
+    view.set_runs([clipped, free])
+    line = view._items["a"][("grad_norm", "clip")]
+    assert isinstance(line, pg.InfiniteLine) and line.value() == 1.0 and line.angle == 0
+    assert line in view.plots["grad_norm"].items
+    assert ("grad_norm", "clip") not in view._items["b"]
+    _, shares = view._items["a"][("clip_rate", "raw")].getData()
+    assert np.allclose(shares, 25.0)
+    assert view.plots["clip_rate"].titleLabel.text == "Steps clipped (%)"
+    clipped.visible = False
+    clipped.version += 1  # as the panel does when a run is unticked
+    view.set_runs([clipped, free])  # a hidden run takes its line with it
+    assert line not in view.plots["grad_norm"].items

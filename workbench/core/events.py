@@ -91,6 +91,7 @@ class RunStarted(Event):
     name: str
     resumed_step: int = 0
     task: str = "language_model"  # the task's name: the Training panel plots its curves
+    grad_clip: float = 0.0  # the clipping threshold on ‖g‖₂ (0: none), drawn on its curve
 
 
 @dataclass(frozen=True)

@@ -157,6 +157,7 @@ class RunRecord:
     has_checkpoint: bool = False
     skipped_lines: int = 0
     task: str = DEFAULT_TASK  # the recipe's [task] name (its curves are the ones to plot)
+    grad_clip: float = 0.0  # the recipe's clipping threshold (0: none, or no recipe)
 
 
 def read_run(path: str | Path, check=None) -> RunRecord:
@@ -195,6 +196,7 @@ def read_run(path: str | Path, check=None) -> RunRecord:
     except (OSError, UnicodeDecodeError):
         record.recipe_text = ""  # the curves still open; resuming names the recipe's problem
     record.task = recipe_task_name(record.recipe_text)
+    record.grad_clip = recipe_grad_clip(record.recipe_text)
     record.has_checkpoint = (path / "checkpoints" / "latest.json").is_file()
     return record
 
@@ -215,6 +217,21 @@ def recipe_task_name(recipe_text: str) -> str:
     except tomllib.TOMLDecodeError:
         return DEFAULT_TASK
     return str(table.get("name", DEFAULT_TASK)) if isinstance(table, dict) else DEFAULT_TASK
+
+
+def recipe_grad_clip(recipe_text: str) -> float:
+    """The clipping threshold a recipe trains with: its [training] grad_clip, else the
+    default's; 0 for no recipe or a damaged one (no line is drawn)."""
+    from workbench.core.config.training import TrainingConfig
+
+    try:
+        table = bounded.parse_toml(recipe_text).get("training", {}) if recipe_text else None
+    except tomllib.TOMLDecodeError:
+        return 0.0
+    if not isinstance(table, dict):
+        return 0.0
+    value = table.get("grad_clip", TrainingConfig().grad_clip)
+    return float(value) if isinstance(value, (int, float)) and value > 0 else 0.0
 
 
 SETTING_TYPES = {"name": str, "colour": str}

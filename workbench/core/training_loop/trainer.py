@@ -278,7 +278,8 @@ def train_steps(request: TrainRequest, control: JobControl | None = None) -> Ite
     trainer.control = control
     try:
         yield RunStarted(str(trainer.run_dir), request.run_name,
-                         trainer.step if request.resume else 0, request.task_config.name)
+                         trainer.step if request.resume else 0, request.task_config.name,
+                         request.training.grad_clip)
         yield from trainer.run()
     finally:  # closed before run() began (stopped at once): still unlock the folder
         trainer._close(together=False)

@@ -74,8 +74,9 @@ class RunDrawing:
                     drawn[column] = self._decimated(run, column, x, shown, buckets,
                                                     smoothing if spec.key != "lr" else 0.0)
                 raw_x, raw_y, line_x, line_y = drawn[column]
-                self._curve(run, spec.key, "raw").setData(raw_x, view(raw_y))
-                self._curve(run, spec.key, "smooth").setData(line_x, view(line_y))
+                scale = spec.scale  # a share drawn in percent (the clip rate)
+                self._curve(run, spec.key, "raw").setData(raw_x, scale * view(raw_y))
+                self._curve(run, spec.key, "smooth").setData(line_x, scale * view(line_y))
             if spec.val and val_changed and spec.val in run.val:
                 self._curve(run, spec.key, "val").setData(run.val[x_key],
                                                           spec.scale * run.val[spec.val])
@@ -83,7 +84,24 @@ class RunDrawing:
                 self._draw_result(run, spec)
         if val_changed or run.test is not None:
             self._draw_best_and_test(run, x_key)
+        self._draw_clip_threshold(run)
         self.rollbacks.show(run, x_key)
+
+    def _draw_clip_threshold(self, run: RunSeries) -> None:
+        """A dashed line in the run's colour at its clipping threshold on the gradient-norm
+        plot: above it a step's gradient is scaled down to that norm (the clip-rate plot
+        counts how often). The y range follows the curves, not the line."""
+        items = self._items.setdefault(run.key, {})
+        if run.grad_clip <= 0 or ("grad_norm", "clip") in items or "grad_norm" not in self.plots:
+            return
+        colour = pg.mkColor(run.colour)
+        line = pg.InfiniteLine(run.grad_clip, angle=0, pen=pg.mkPen(
+            colour, width=1.5, style=Qt.PenStyle.DashDotLine),
+            label=f"clip {run.grad_clip:g}", labelOpts={"color": colour, "position": 0.05})
+        line.setToolTip(f"{run.name}: gradients with ‖g‖₂ above {run.grad_clip:g} are scaled "
+                        "down to it before the step")
+        self.plots["grad_norm"].addItem(line)
+        items[("grad_norm", "clip")] = line
 
     def _marker(self, run: RunSeries, kind: str, symbol: str) -> pg.ScatterPlotItem:
         items = self._items.setdefault(run.key, {})

@@ -55,7 +55,7 @@ class LiveRunEvents:
     def _adopt_folder(self, event: RunStarted) -> None:
         """Key the live run by its folder (a resumed run keeps its curve up to its checkpoint)."""
         series = self.series.pop(self.live_key)
-        series.task = event.task
+        series.task, series.grad_clip = event.task, event.grad_clip
         self.curves.show_task(event.task)  # its task's tab comes forward
         if event.resumed_step:
             series.truncate_after(event.resumed_step)

@@ -28,6 +28,8 @@ class PlotSpec:
 TRAINING_PLOTS = (PlotSpec("lr", "lr", None, "Learning rate η (step size)", log_ok=False),
                   PlotSpec("grad_norm", "grad_norm", None,
                            "Gradient norm ‖g‖₂ before clipping"),
+                  PlotSpec("clip_rate", "clip_rate", None, "Steps clipped (%)", log_ok=False,
+                           scale=100.0),
                   PlotSpec("tok_s", "tok_s", None, "Throughput (tokens per second)"))
 
 

@@ -168,7 +168,8 @@ def _with_series(read: JobSpec) -> JobSpec:
         for event in read.job(control):
             if isinstance(event, JobFinished) and event.result is not None:
                 record = event.result
-                fresh = RunSeries(str(record.path), record.name, "", task=record.task)
+                fresh = RunSeries(str(record.path), record.name, "", task=record.task,
+                                  grad_clip=record.grad_clip)
                 for logged in record.events:
                     fresh.add(logged)
                 fresh.samples = list(record.samples)

@@ -94,6 +94,7 @@ class RunSeries:
     samples: list[SampleGenerated] = field(default_factory=list)
     version: int = 0  # bumped at each change, so views redraw only what changed
     task: str = "language_model"  # its task's declared curves are the ones to plot
+    grad_clip: float = 0.0  # its clipping threshold (0: none or unknown), a line on ‖g‖₂
     results: list[tuple[int, dict]] = field(default_factory=list)  # (step, structured results)
     description: str | None = None  # what it trains (its recipe, in a line); None: not read
     test: TestLogged | None = None  # its latest test figure (at its end, or on request)
