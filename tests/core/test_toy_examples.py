@@ -56,7 +56,37 @@ def test_layer_norm_of_1_2_3_4():
 def test_positional_encoding_at_d_4():
     table = run("positions").values["result"]
     assert np.array_equal(np.round(table[3], 4), [0.1411, -0.9900, 0.0300, 0.9996])
-    assert run("positions", d="20", n="50").values["result"].shape == (50, 20)
+    wide = run("positions", d="20", n="50")
+    assert wide.values["result"].shape == (50, 20)
+    # the course's figure: the first dimensions as curves against position, from the table
+    curves = wide.figure.curves
+    assert [c.label for c in curves[:2]] == ["dim 0 (sin, i = 0)", "dim 1 (cos, i = 0)"]
+    assert len(curves) == 6 and list(curves[0].x[::10]) == list(range(50))
+    for k, curve in enumerate(curves):  # through the table's values at whole positions
+        assert np.allclose(curve.y[::10], wide.values["result"][:, k])
+
+
+def test_activation_functions_and_their_derivatives():
+    """σ′(0) = 1/4 is the steepest a sigmoid gets; ReLU′ is 1 (not more) for x > 0; the
+    curves are the functions the lines evaluate, the derivatives dashed in their colours."""
+    at_zero = run("activations")
+    assert at_zero.values["sigmoid"] == 0.5 and at_zero.values["sigmoid′"] == 0.25
+    assert at_zero.values["tanh′"] == 1.0
+    at_two = run("activations", x="2", leak="0.2", alpha="0.5")
+    assert at_two.values["ReLU′"] == 1.0 and at_two.values["Leaky ReLU"] == 2.0
+    below = run("activations", x="-2", leak="0.2", alpha="0.5")
+    assert below.values["ReLU"] == 0.0 and below.values["ReLU′"] == 0.0
+    assert below.values["Leaky ReLU"] == pytest.approx(-0.4)
+    assert below.values["ELU"] == pytest.approx(0.5 * (np.exp(-2) - 1))
+    assert below.values["ELU′"] == pytest.approx(0.5 * np.exp(-2))
+    curves = {c.label: c for c in at_zero.figure.curves}
+    sigmoid, slope = curves["sigmoid"], curves["sigmoid′"]
+    assert slope.dashed and slope.colour_of == "sigmoid" and not sigmoid.dashed
+    assert slope.y.max() == pytest.approx(0.25, abs=1e-4)  # at x = 0 of the grid
+    numeric = np.gradient(sigmoid.y, sigmoid.x)  # the dashed curve is the function's slope
+    assert np.allclose(numeric[1:-1], slope.y[1:-1], atol=1e-3)
+    with pytest.raises(ValueError, match="from < to"):
+        run("activations", low="3", high="1")
 
 
 def test_the_hello_matrix_is_row_stochastic_not_column_stochastic():

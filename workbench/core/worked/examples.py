@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.core.worked import toy
+from workbench.core.worked import activations, toy
 from workbench.core.worked.parse import parse_int, parse_matrix, parse_number, parse_vector
 from workbench.core.worked.records import WorkedComputation
 
@@ -120,6 +120,18 @@ EXAMPLES: tuple[ToyExample, ...] = (
         "Vaswani et al. 2017, sec. 3.5, at the toy width d = 4 of M. Erlihson, “Recurrent "
         "Neural Nets & Transformers: Intro” (slides, 2021)",
         "Try d = 20 and 50 positions: each column is a wave of its own frequency."),
+    ToyExample(
+        "activations", "Activation functions and their derivatives",
+        (ToyInput("x", "point x", "0", "number"), ToyInput("low", "from", "-5", "number"),
+         ToyInput("high", "to", "5", "number"), ToyInput("leak", "Leaky ReLU slope", "0.1",
+                                                          "number"),
+         ToyInput("alpha", "ELU α", "1", "number")),
+        lambda v: activations.activation_example(v["x"], v["low"], v["high"], v["leak"],
+                                                 v["alpha"]),
+        None, 4,
+        "The course's activation functions (seed 001, L156–198; Leaky ReLU max(0.1x, x)); the "
+        "derivatives by the chain rule",
+        "Move x: where is each slope largest, and where is it zero?"),
     ToyExample(
         "attention-matrix", "An attention matrix (“Hello I love you”)",
         (ToyInput("a", "weights A (rows: queries Hello, I, love, you)", HELLO),

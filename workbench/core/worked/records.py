@@ -25,12 +25,33 @@ class Line:
 
 
 @dataclass(frozen=True)
+class Curve:
+    label: str
+    x: np.ndarray
+    y: np.ndarray
+    dashed: bool = False  # a derivative beside its function, drawn in the same colour
+    colour_of: str = ""  # the label of the curve whose colour it shares ("" = its own)
+    group: str = ""  # curves of one group share a small plot titled by it ("" = the main one)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure drawn beside a computation (the course's figures, from the same numbers)."""
+
+    title: str
+    x_label: str
+    y_label: str
+    curves: tuple[Curve, ...]
+
+
+@dataclass(frozen=True)
 class WorkedComputation:
     title: str
     lines: tuple[Line, ...]
     source: str = ""  # where the equations come from (a public reference)
     values: dict[str, Any] = field(default_factory=dict)  # named results, for tests and checks
     note: str = ""  # e.g. which convention, or how the result compares with a printed one
+    figure: Figure | None = None
 
 
 def _whole(values) -> bool:

@@ -9,6 +9,8 @@ import re
 import numpy as np
 
 from workbench.core.worked.records import (
+    Curve,
+    Figure,
     Line,
     WorkedComputation,
     matrix,
@@ -81,6 +83,9 @@ def layer_norm_example(x: np.ndarray, gamma: float = 1.0, beta: float = 0.0,
                              values={"result": y, "mean": mu, "sigma": sigma})
 
 
+CURVES_SHOWN = 6  # dimensions drawn as curves against position
+
+
 def positional_example(d: int, positions: int) -> WorkedComputation:
     if d < 2 or d % 2:
         raise ValueError(f"d = {d}: the encoding pairs sin and cos, so d must be even and ≥ 2.")
@@ -94,8 +99,18 @@ def positional_example(d: int, positions: int) -> WorkedComputation:
     for p in range(min(positions, 8)):
         lines.append(Line(f"position {p}", f"[sin({p}·ω_i), cos({p}·ω_i), …]", vec(table[p]),
                           table[p]))
+    shown = min(d, CURVES_SHOWN)  # the course's figure: the first dimensions as waves
+    # drawn through every tenth of a position, so the fast waves read as waves; the table's
+    # rows are the curves' values at the whole positions (x[::10])
+    smooth = np.arange((positions - 1) * 10 + 1) / 10
+    fine = smooth[:, None] / np.power(10000.0, pair / d)
+    waves = (np.sin(fine), np.cos(fine))
+    curves = tuple(Curve(f"dim {k} ({'sin' if k % 2 == 0 else 'cos'}, i = {k // 2})",
+                         smooth, waves[k % 2][:, k // 2]) for k in range(shown))
+    figure = Figure(f"PE(pos, dim) for the first {shown} of d = {d} dimensions", "position pos",
+                    "PE", curves)
     return WorkedComputation(f"Sinusoidal positions, d = {d}", tuple(lines),
-                             values={"result": table})
+                             values={"result": table}, figure=figure)
 
 
 def attention_matrix_example(weights: np.ndarray, values: np.ndarray | None = None

@@ -31,6 +31,7 @@ from workbench.core.worked.examples import EXAMPLES, ToyExample, compute, matche
 from workbench.core.worked.parse import InputError
 from workbench.core.worked.records import matrix
 from workbench.qt.panel import Panel
+from workbench.qt.widgets.worked_figure import WorkedFigure
 from workbench.qt.widgets.worked_view import WorkedView
 
 EDIT_DELAY_MS = 250  # recompute once typing pauses
@@ -82,6 +83,8 @@ class WorkedExamplesPanel(Panel):
         right_layout = QVBoxLayout(right)
         right_layout.addWidget(self.verdict)
         right_layout.addWidget(self.view, 1)
+        self.figure = WorkedFigure()  # the course's figure from the same numbers, when it has one
+        right_layout.addWidget(self.figure, 1)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(right)
@@ -172,6 +175,7 @@ class WorkedExamplesPanel(Panel):
             return
         self.problem.clear()
         self.view.show_computation(result)
+        self.figure.show_figure(result.figure)
         self.verdict.setText(self._verdict(item, result))
 
     @staticmethod
