@@ -61,10 +61,14 @@ def vectors_of(model, source: str) -> WordVectors:
     wv = model.wv
     counts = np.array([wv.get_vecattr(w, "count") for w in wv.index_to_key], dtype=np.int64)
     vectors = WordVectors(list(wv.index_to_key), wv.vectors.copy(), counts, source)
+    vectors.architecture = "skip-gram" if getattr(model, "sg", 1) else "CBOW"
     from gensim.models import FastText
 
     if isinstance(model, FastText):  # character n-grams give any word a vector
         vectors.subwords = SubwordVectors(wv.vectors_ngrams, wv.min_n, wv.max_n)
+    if getattr(model, "negative", 0) and getattr(model, "syn1neg", None) is not None:
+        vectors.output_vectors = np.asarray(model.syn1neg, dtype=np.float32).copy()
+        vectors.noise_exponent = float(getattr(model, "ns_exponent", 0.75))
     return vectors
 
 
@@ -107,6 +111,7 @@ def _train(control: JobControl, text: str, config: EmbeddingConfig, name: str) -
         yield Progress(epoch + 1, epochs, f"epoch {epoch + 1} of {epochs}")
         control.check()
     vectors = vectors_of(model, f"{config.model} on {name}")
-    vectors.notes.append(f"{len(vectors)} words, {config.vector_size} dimensions, "
+    vectors.notes.append(f"{vectors.architecture}, {len(vectors)} words, "
+                         f"{config.vector_size} dimensions, "
                          f"{epochs} epochs, {window_text(config)}")
     yield JobFinished(result=vectors)

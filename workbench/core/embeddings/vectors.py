@@ -24,6 +24,11 @@ class WordVectors:
     source: str = ""
     notes: list[str] = field(default_factory=list)
     subwords: SubwordVectors | None = None  # fastText: a vector for any word
+    # word2vec's output vectors u (gensim's syn1neg) when trained here with negative sampling,
+    # and the power of the counts its noise distribution used: what the worked example reads
+    output_vectors: np.ndarray | None = None
+    noise_exponent: float = 0.75
+    architecture: str = ""  # "skip-gram" or "CBOW" when trained here ("" when imported)
 
     def __post_init__(self) -> None:
         self.vectors = np.ascontiguousarray(self.vectors, dtype=np.float32)

@@ -29,6 +29,7 @@ from workbench.qt.panel import Panel
 from workbench.qt.panels.embeddings.epoch_plots import EpochPlots
 from workbench.qt.panels.embeddings.explorer import Explorer
 from workbench.qt.panels.embeddings.map_view import MapView
+from workbench.qt.panels.embeddings.negative_sampling import NegativeSamplingView
 from workbench.qt.widgets import trust_dialog
 from workbench.qt.widgets.config_form import ConfigForm
 from workbench.qt.widgets.control_column import ControlColumn
@@ -98,6 +99,8 @@ class EmbeddingsPanel(Panel):
         self.tabs.addTab(self.training_tab, "Train")
         self.tabs.addTab(explorer_scroll, "Explore")
         self.tabs.addTab(self.map, "Map")
+        self.negative = NegativeSamplingView()
+        self.tabs.addTab(self.negative, "Negative sampling")
         self.tabs.addTab(self._bridge_tab(), "Use in a model")
         files = QHBoxLayout()
         for combo, button in ((self.import_format, import_button),
@@ -173,6 +176,7 @@ class EmbeddingsPanel(Panel):
         self.vectors = vectors
         self.explorer.set_vectors(vectors)
         self.map.set_vectors(vectors)
+        self.negative.set_vectors(vectors)
         notes = "; ".join(vectors.notes)
         self.status.setText(f"Vectors ready: {vectors.source}. {notes}")
 
