@@ -53,8 +53,13 @@ def attention(block, x: torch.Tensor, head_clamp: tuple[int, float] | None,
 
 
 def feed_forward(block, x: torch.Tensor) -> torch.Tensor:
+    return feed_forward_parts(block, x)[1]
+
+
+def feed_forward_parts(block, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(hidden max(0, x W_1 + b_1), output hidden W_2 + b_2)."""
     hidden = torch.relu(F.linear(x, block.ff_in.weight, block.ff_in.bias))
-    return F.linear(hidden, block.ff_out.weight, block.ff_out.bias)
+    return hidden, F.linear(hidden, block.ff_out.weight, block.ff_out.bias)
 
 
 def run(model, x: torch.Tensor, clamp, record: bool, key_mask: torch.Tensor | None = None):
@@ -64,14 +69,25 @@ def run(model, x: torch.Tensor, clamp, record: bool, key_mask: torch.Tensor | No
         head_clamp = None
         if clamp is not None and int(clamp["layer"]) == index:
             head_clamp = (int(clamp["head"]), float(clamp["value"]))
+        stream_in = x
         attn_in = layer_norm(x, block.norm1) if block.pre_norm else x
         attended, parts = attention(block, attn_in, head_clamp, key_mask)
-        if block.pre_norm:
+        if block.pre_norm:  # x + Sublayer(LN(x))
+            ln1_in, ln1_out = x, attn_in
             x = x + attended
-            x = x + feed_forward(block, layer_norm(x, block.norm2))
-        else:
-            x = layer_norm(x + attended, block.norm1)
-            x = layer_norm(x + feed_forward(block, x), block.norm2)
-        if record:
-            records.append({**parts, "attn_in": attn_in, "attn_out": attended, "resid": x})
+            ln2_in = x
+            ffn_in = ln2_out = layer_norm(x, block.norm2)
+            hidden, ffn_out = feed_forward_parts(block, ffn_in)
+            mid, x = ln2_in, x + ffn_out
+        else:  # LN(x + Sublayer(x)), as Vaswani et al. and SLP3 write it
+            ln1_in = x + attended
+            mid = ln1_out = x = layer_norm(ln1_in, block.norm1)
+            hidden, ffn_out = feed_forward_parts(block, x)
+            ln2_in = x + ffn_out
+            ln2_out = x = layer_norm(ln2_in, block.norm2)
+        if record:  # the residual stream through the block, both LayerNorms and the FFN
+            records.append({**parts, "attn_in": attn_in, "attn_out": attended, "resid": x,
+                            "resid_in": stream_in, "resid_mid": mid, "ln1_in": ln1_in,
+                            "ln1_out": ln1_out, "ln2_in": ln2_in, "ln2_out": ln2_out,
+                            "ffn_hidden": hidden, "ffn_out": ffn_out})
     return x, records

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QComboBox, QTabWidget
 from workbench.core.trace import Trace
 from workbench.core.worked.attention import attention_computation
 from workbench.qt.inspector import InspectorPanel
+from workbench.qt.panels.attention.residual_view import ResidualView
 from workbench.qt.panels.attention.views import AttentionView, attention_views, finite, masked
 from workbench.qt.widgets.boxes import column, readable, series_colour
 from workbench.qt.widgets.cell_equations import attention_card, card_html, wrap
@@ -80,6 +81,8 @@ class AttentionPanel(InspectorPanel):
             self.history_plot, self._history_data, "head_statistics", controller.report_error)),
             "Heads over training")
         self.tabs.addTab(self.positional, "Positions")
+        self.residual = ResidualView(controller.report_error)
+        self.tabs.addTab(self.residual, "Residual stream")
         self.tabs.addTab(self.card, "Equations")
         self.worked = WorkedView("Click a cell of the heatmap: its weight α_ij and token i's "
                                  "output are computed here, step by step, with this model's "
@@ -124,6 +127,8 @@ class AttentionPanel(InspectorPanel):
             self.heatmap.plot.setTitle("This model has no attention layers: see Gates.")
             self.worked.show_message(self.worked.placeholder)
             return
+        if isinstance(trace, Trace):  # a language model's or encoder's blocks, as traced
+            self.residual.set_layers(trace.layers, trace.token_text)
         self.refill(self.layer_box, [layer.name for layer in layers])
         self.refill(self.head_box, [f"head {h}" for h in
                                     range(max(v.attn.shape[0] for v in layers))])
