@@ -68,6 +68,7 @@ class WorkbenchController(QObject):
         super().__init__(parent)
         self.backend = backend
         self.jobs = JobRunner("jobs", self)
+        self.job_kind = ""  # what the running job is, as its starter said ("training")
         self.queries = JobRunner("queries", self)
         self.query_queue = QueryQueue(self.queries, self)
         self.query_queue.failed.connect(self.report_error)
@@ -172,9 +173,16 @@ class WorkbenchController(QObject):
         spec: JobSpec[R],
         on_result: Callable[[R], None] | None = None,
         on_error: ErrorCallback | None = None,
+        *,
+        kind: str = "",
     ) -> bool:
-        """Start a long job; refuse (with a message) while another one runs."""
-        return self._start(self.jobs, spec, on_result, on_error)
+        """Start a long job; refuse (with a message) while another one runs. `kind` says what
+        it is ("training") while it runs (`job_kind`), for views that act on a training run
+        and not on, say, the corpus being tokenized."""
+        started = self._start(self.jobs, spec, on_result, on_error)
+        if started:
+            self.job_kind = kind
+        return started
 
     def run_query(
         self,
@@ -225,6 +233,7 @@ class WorkbenchController(QObject):
         """Result callbacks run once the worker thread has ended, so they may start new work."""
         if busy:
             return
+        self.job_kind = ""
         name = self.jobs.objectName()
         on_result, on_error = self._pending.pop(name, (None, None))
         outcome = self._outcome.pop(name, None)

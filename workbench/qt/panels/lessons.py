@@ -240,7 +240,7 @@ class LessonsPanel(Panel):
             elif action == "task":
                 self._use_task(str(value))
             elif action == "recipe" and action not in step.actions \
-                    and self.controller.jobs.busy:
+                    and self.controller.job_kind == "training":
                 continue  # the recipe a student is training now: reopening it changes nothing
             else:
                 self.controller.lesson_action.emit(action, value)

@@ -82,6 +82,7 @@ class AttentionPanel(InspectorPanel):
             "Heads over training")
         self.tabs.addTab(self.positional, "Positions")
         self.residual = ResidualView(controller.report_error)
+        self.residual.setObjectName("attention-residual")  # a lesson step opens this tab
         self.tabs.addTab(self.residual, "Residual stream")
         self.tabs.addTab(self.card, "Equations")
         self.worked = WorkedView("Click a cell of the heatmap: its weight α_ij and token i's "

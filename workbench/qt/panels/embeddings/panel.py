@@ -100,6 +100,7 @@ class EmbeddingsPanel(Panel):
         self.tabs.addTab(explorer_scroll, "Explore")
         self.tabs.addTab(self.map, "Map")
         self.negative = NegativeSamplingView()
+        self.negative.setObjectName("embeddings-negative")  # a lesson step opens this tab
         self.tabs.addTab(self.negative, "Negative sampling")
         self.tabs.addTab(self._bridge_tab(), "Use in a model")
         files = QHBoxLayout()

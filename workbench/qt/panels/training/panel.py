@@ -208,7 +208,7 @@ class TrainingPanel(LiveRunEvents, FollowActions, RunListActions, RecipeActions,
         self.series[key].live = True
         self.run_list.set_live(key, True)
         self._refresh_runs()
-        started = self.controller.run_job(spec, on_error=self._on_failed)
+        started = self.controller.run_job(spec, on_error=self._on_failed, kind="training")
         if not started:
             self._end_live()
         return started
