@@ -57,3 +57,15 @@ def test_a_damaged_source_tokenizer_is_named(source_run, change, message):
     _edit(source_run, change)
     with pytest.raises(UserFacingError, match=f"cannot be used: .*{message}.*cannot be fine"):
         load_pretrained(str(source_run))
+
+
+def test_encoder_settings_this_version_does_not_know_are_named(source_run):
+    """A key the encoder's config does not have was dropped unsaid: the encoder built then is
+    not the one the weights trained (an edited file, or a run of another version)."""
+    path = source_run / "checkpoints" / "latest.json"
+    meta = json.loads(path.read_text())
+    meta["model_config"]["encoder"]["num_layer"] = 8
+    path.write_text(json.dumps(meta))
+    with pytest.raises(UserFacingError, match=r"encoder settings saved with .*unknown key "
+                                              r"'num_layer' \(did you mean 'num_layers'\?\)"):
+        load_pretrained(str(source_run))

@@ -135,6 +135,7 @@ def _recipe_name(run: Path) -> str:
 
 def load_pretrained(reference: str) -> Pretrained:
     """The encoder of a run folder's best checkpoint (its latest when there is no best)."""
+    from workbench.core.training.checkpoint_meta import validated_model
     from workbench.core.training.checkpoints import load_checkpoint
 
     folder = resolve_run(reference)
@@ -151,6 +152,9 @@ def load_pretrained(reference: str) -> Pretrained:
         raise UserFacingError(f"{folder} holds no encoder (its model is "
                               f"'{saved.meta.get('model_config', {}).get('arch')}'). Choose a "
                               "masked-LM run.")
+    # as strictly as a checkpoint's own settings: a key dropped unsaid would build an encoder
+    # that is not the one its weights trained
+    validated_model(encoder, f"The encoder settings saved with {path}")
     weights = {k[len("encoder."):]: v for k, v in saved.model.items()
                if k.startswith("encoder.")}
     tokenizer = saved.meta.get("tokenizer")
