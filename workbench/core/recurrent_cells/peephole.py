@@ -11,6 +11,7 @@ trains step by step through these equations (slower than a fused LSTM)."""
 
 from __future__ import annotations
 
+from workbench.core.recurrent_cells import lstm
 from workbench.core.recurrent_cells.kind import CellKind, linear, source_line
 
 
@@ -29,10 +30,9 @@ def step(xp, h, c, w_hh, b_hh, nonlinearity, w_ch):
 CELL = CellKind(
     name="peephole_lstm",
     title="Peephole LSTM",
-    gates=("i", "f", "g", "o"),
-    gate_words={"i": "input gate", "f": "forget gate", "g": "candidate", "o": "output gate",
-                "c": "cell state", "h": "state"},
-    squash={"i": "σ", "f": "σ", "g": "tanh", "o": "σ"},
+    gates=lstm.CELL.gates,  # the LSTM's gates, named and squashed as the LSTM's
+    gate_words=lstm.CELL.gate_words,
+    squash=lstm.CELL.squash,
     fused="",
     convention="gate order i, f, g, o; two biases per gate (b_ih + b_hh); peepholes V_i, V_f "
                "read c_{t-1} and V_o reads c_t (weight_ch stacks V_i, V_f, V_o)",
