@@ -23,9 +23,11 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
+from workbench.core.jobs import UserFacingError
 from workbench.core.trace import Trace
 from workbench.qt.inspector import InspectorPanel
 from workbench.qt.widgets.boxes import column, readable, set_title
+from workbench.qt.widgets.context_compare import ContextCompare
 from workbench.qt.widgets.heatmap import visible_token
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.task_guard import require_task
@@ -90,6 +92,9 @@ class NextTokenPanel(InspectorPanel):
         self.tabs.addTab(column(self.path_plot, PlotExportBar(
             self.path_plot, self._path_data, "hidden_state_path", controller.report_error)),
             "Hidden-state path (PCA)")
+        self.context = ContextCompare(self._probe_other, controller.report_error)
+        self.context.setObjectName("nexttoken-context")
+        self.tabs.addTab(self.context, "Static vs contextual")
         self.table_export = PlotExportBar(self.bars_plot, self._table_data, "top_k_table",
                                           controller.report_error)
         for kind in ("PNG", "SVG"):  # a table has data, not a picture
@@ -105,6 +110,19 @@ class NextTokenPanel(InspectorPanel):
         require_task(snapshot, "language_model", "predict next tokens")
         return super().request(snapshot, text)
 
+    def _probe_other(self, text: str, on_trace) -> bool:
+        """The second sentence of the static-vs-contextual tab, through the model this panel
+        traced (a query like the panel's own probe)."""
+        snapshot = self.probe_bar.traced_snapshot
+        if snapshot is None:
+            return False
+        try:
+            spec = self.controller.backend.inspection.probe_job(snapshot, text, gradients=False)
+        except UserFacingError as exc:
+            self.controller.report_error(str(exc))
+            return False
+        return self.controller.run_query(spec, on_result=on_trace, caller="context-second")
+
     def draw(self, trace: Trace) -> None:
         x = trace.extras
         losses = np.asarray(x["token_loss"], dtype=float)
@@ -117,6 +135,7 @@ class NextTokenPanel(InspectorPanel):
         self._fill_table(trace, losses)
         self._draw_path()
         self.select_position(min(self.position, len(trace.token_text) - 1))
+        self.context.set_first(trace)
 
     def select_position(self, t: int) -> None:
         if self.trace is None or t < 0:
