@@ -89,8 +89,10 @@ def test_presets_load_and_find_the_shipped_corpus():
     archs = {}
     for preset in presets:
         recipe = load_recipe(preset)
-        if recipe.task.name == "language_model":  # the shipped corpus, by characters
-            assert recipe.corpus_location() == default_corpus_path()
+        if recipe.task.name == "language_model":  # a shipped corpus, by characters
+            shipped = (resource_path("corpora", "names") if recipe.name == "char-names"
+                       else default_corpus_path())
+            assert recipe.corpus_location() == shipped and recipe.corpus_location().is_dir()
             assert recipe.tokenizer.kind == "char"
         elif recipe.task.name == "seq2seq":  # generated data, no corpus
             assert recipe.corpus_path == "" and recipe.task.data in ("dates", "reverse")

@@ -108,13 +108,22 @@ def test_reload_applies_the_chosen_encoding(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: not window.controller.jobs.busy, timeout=10_000)
 
 
-def test_the_shipped_corpus_credits_its_source(qtbot, window):
+def test_the_shipped_corpus_credits_its_source(qtbot, window, tmp_path):
     from workbench.core.resources import default_corpus_path
 
     load(qtbot, window, default_corpus_path())
     panel = window.panels["corpus"]
     assert panel.credit.isVisible()
     assert "Open Shakespeare / Open Knowledge Foundation" in panel.credit.text()
+    from workbench.core.resources import resource_path
+
+    load(qtbot, window, resource_path("corpora", "names"))  # each credits its own source
+    assert "1990 United States Census" in panel.credit.text() and panel.credit.isVisible()
+    assert panel.stats_view.values["documents"].text() == "10"
+    path = tmp_path / "mine.txt"
+    path.write_text("My own words.\n" * 30)
+    load(qtbot, window, path)
+    assert not panel.credit.isVisible()  # the user's own text: no credit line
 
 
 def test_find_reaches_text_beyond_the_shown_window_and_wraps(qtbot, window, tmp_path):

@@ -49,6 +49,8 @@ from workbench.qt.widgets.corpus_open import ask_corpus_file, ask_corpus_folder
 SHAKESPEARE_CREDIT = (
     "Texts: William Shakespeare (public domain), Project Gutenberg editions as packaged by "
     "<b>Open Shakespeare / Open Knowledge Foundation</b> (CC-BY 2.5).")
+NAMES_CREDIT = ("Names: the first-name lists of the <b>1990 United States Census</b> (public "
+                "domain), as packaged in the <i>names</i> package by Trey Hunner.")
 
 
 def _size(n: int) -> str:
@@ -120,6 +122,8 @@ class CorpusPanel(Panel):
                        lambda: self.open_path(str(default_corpus_path())))
         menu.addAction("Shakespeare, 42 works (5 MB)",
                        lambda: self.open_path(str(full_corpus_path())))
+        menu.addAction("First names, 1990 US Census (5,163 names, one a line)",
+                       lambda: self.open_path(str(resource_path("corpora", "names"))))
         shipped.setMenu(menu)
         shipped.setMinimumWidth(shipped.sizeHint().width() + 20)  # room for the menu arrow
         self.source_row = QHBoxLayout()
@@ -233,7 +237,9 @@ class CorpusPanel(Panel):
             f"<b>{corpus.name}</b> · {len(corpus.documents)} document(s) · "
             f"{_size(corpus.size_bytes)} · encoding {', '.join(encodings)}<br>"
             f"<span style='color:#555'>{corpus.path}</span>")
-        self.credit.setVisible(_is_shipped(corpus.path))
+        credit = _shipped_credit(corpus.path)  # each shipped corpus credits its own source
+        self.credit.setText(credit)
+        self.credit.setVisible(bool(credit))
         self.problems.clear()
         for warning in corpus.warnings:
             self.problems.addItem("⚠ " + warning)
@@ -276,9 +282,11 @@ class CorpusPanel(Panel):
         self.tokenizer_view.show_tokens(tokens, head)
 
 
-def _is_shipped(path: str) -> bool:
+def _shipped_credit(path: str) -> str:
+    """The credit line of a corpus shipped in resources/corpora ("" for the user's own)."""
     try:
         shipped = resource_path("corpora").resolve()
-        return Path(path).resolve().is_relative_to(shipped)
-    except (FileNotFoundError, OSError):
-        return False
+        relative = Path(path).resolve().relative_to(shipped)
+    except (FileNotFoundError, OSError, ValueError):
+        return ""
+    return NAMES_CREDIT if relative.parts[:1] == ("names",) else SHAKESPEARE_CREDIT
