@@ -6,22 +6,17 @@ torch is imported inside the jobs (on the query thread): the first summary pays 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
-from workbench.core.config.models import MODEL_CONFIGS
+from workbench.core.config.models import MODEL_CONFIGS, settings_problems
 from workbench.core.config.summary import MatchedSize
 from workbench.core.events import Event, JobFinished
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
 
 
 def _checked(config: Any) -> None:
-    problems = list(config.problems())
-    sizes = [getattr(config, f.name) for f in dataclasses.fields(config)
-             if f.name.endswith("vocab_size")]  # a language model's one, or source and target
-    if any(size < 1 for size in sizes):
-        problems.append("The vocabulary size is not set: tokenize a corpus first.")
+    problems = settings_problems(config)
     if problems:
         raise UserFacingError(f"{config.title}: " + " ".join(problems))
 

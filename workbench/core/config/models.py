@@ -24,6 +24,17 @@ def register_config(cls: C) -> C:
     return cls
 
 
+def settings_problems(config: Any) -> list[str]:
+    """What is wrong with a model config before it is built: its own problems, and a
+    vocabulary size (a language model's, or a translator's source and target) not yet set."""
+    problems = list(config.problems())
+    sizes = [getattr(config, name) for name in config.__dataclass_fields__
+             if name.endswith("vocab_size")]
+    if any(size < 1 for size in sizes):
+        problems.append("The vocabulary size is not set: tokenize a corpus first.")
+    return problems
+
+
 def architectures() -> list[str]:
     return list(MODEL_CONFIGS)
 

@@ -111,3 +111,17 @@ def eval_mode(model: nn.Module, grad: bool = False) -> Iterator[None]:
             yield
     finally:
         model.train(was_training)
+
+
+def state_gradient_norms(loss: torch.Tensor, states: dict[str, list[torch.Tensor]]
+                         ) -> dict[str, np.ndarray]:
+    """‖∂loss/∂h_t‖ for each layer's recorded states h_1 … h_T (kept in the graph): the
+    gradient-through-time curve; a state the loss does not reach reads 0."""
+    flat = [h for steps in states.values() for h in steps]
+    grads = torch.autograd.grad(loss, flat, allow_unused=True)
+    norms, i = {}, 0
+    for name, steps in states.items():
+        chunk = grads[i:i + len(steps)]
+        i += len(steps)
+        norms[name] = np.array([0.0 if g is None else float(g.norm()) for g in chunk])
+    return norms

@@ -22,6 +22,7 @@ from workbench.core.models.base import (
     State,
     as_probe,
     eval_mode,
+    state_gradient_norms,
     to_numpy,
     token_labels,
 )
@@ -121,15 +122,8 @@ class RecurrentLM(SequenceModel):
                                       keep_graph=True)
             logits = self.head(run.output)
             loss = nn.functional.cross_entropy(logits[:, -1], targets[:, -1])
-            hs = {name: rec["h"] for name, rec in run.records.items()}
-            flat = [h for steps in hs.values() for h in steps]
-            grads = torch.autograd.grad(loss, flat, allow_unused=True)
-        norms, i = {}, 0
-        for name, steps in hs.items():
-            chunk = grads[i:i + len(steps)]
-            i += len(steps)
-            norms[name] = np.array([0.0 if g is None else float(g.norm()) for g in chunk])
-        return norms
+            return state_gradient_norms(loss, {name: rec["h"]
+                                               for name, rec in run.records.items()})
 
 
 def identity_init(rnn: nn.Module) -> None:

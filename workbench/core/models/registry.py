@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from workbench.core.config.models import settings_problems
 from workbench.core.jobs import UserFacingError
 from workbench.core.models.base import SequenceModel
 
@@ -24,11 +24,7 @@ def register_builder(arch: str) -> Callable:
 
 def build_model(config: Any) -> SequenceModel:
     """Build the model a config describes; invalid settings raise a readable error."""
-    problems = list(config.problems())
-    sizes = [getattr(config, f.name) for f in dataclasses.fields(config)
-             if f.name.endswith("vocab_size")]  # a language model's one, or source and target
-    if any(size < 1 for size in sizes):
-        problems.append("The vocabulary size is not set: tokenize a corpus first.")
+    problems = settings_problems(config)
     if problems:
         raise UserFacingError("Invalid model settings: " + " ".join(problems))
     if config.arch not in _BUILDERS:

@@ -21,7 +21,7 @@ from workbench.core.config.task_models import (
     MaskedLmModelConfig,
     TaggerModelConfig,
 )
-from workbench.core.models.base import as_probe, eval_mode, to_numpy
+from workbench.core.models.base import as_probe, eval_mode, state_gradient_norms, to_numpy
 from workbench.core.models.encoder import EncoderOutput, EncoderTrace, build_encoder, full_mask
 from workbench.core.models.heads import (
     MaskedTokenHead,
@@ -78,15 +78,8 @@ class EncoderTaskModel(nn.Module):
             logits = self.decision_logits(EncoderOutput(run.output, full_mask(tokens),
                                                         run.state))
             loss = F.cross_entropy(logits, logits.argmax(-1).detach())
-            states = {name: rec["h"] for name, rec in run.records.items()}
-            flat = [h for steps in states.values() for h in steps]
-            grads = torch.autograd.grad(loss, flat, allow_unused=True)
-        norms, i = {}, 0
-        for name, steps in states.items():
-            chunk = grads[i:i + len(steps)]
-            i += len(steps)
-            norms[name] = np.array([0.0 if g is None else float(g.norm()) for g in chunk])
-        return norms
+            return state_gradient_norms(loss, {name: rec["h"]
+                                               for name, rec in run.records.items()})
 
     def _trace(self, tokens: torch.Tensor, encoded: EncoderTrace, logits: torch.Tensor,
                extras: dict) -> Trace:

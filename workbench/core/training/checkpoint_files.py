@@ -23,13 +23,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 
 from workbench.core.files import bounded
+from workbench.core.files.atomic import atomic_write
 
 KEEP_OLDER = 2  # previous 'latest' manifests kept as fallbacks
-WRITE_PIECE = 1 << 20  # large files are written in pieces (a crash can cut one short)
 _WEIGHTS_NAME = re.compile(r"[A-Za-z0-9_.-]+\.safetensors")
 _OLDER_NAME = re.compile(r"step-(\d+)\.json")
 # The only names pruning may delete: what `commit` writes (and the layout before it wrote
@@ -39,35 +38,6 @@ _OWN_WEIGHTS = re.compile(r"(latest|best)(-\d{6,}-[0-9a-f]{12})?\.safetensors")
 _OWN_TEMPORARY = re.compile(
     r"\.((latest|best)(-\d{6,}-[0-9a-f]{12})?\.safetensors|(latest|best|step-\d+)\.json)"
     r"\.[a-z0-9_]{8}\.tmp")
-
-
-def fsync_folder(folder: Path) -> None:
-    """Make a rename in `folder` durable (POSIX; Windows has no directory handles)."""
-    if os.name != "posix":
-        return
-    handle = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write to a temporary file in the same folder, fsync it, then rename over `path`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            view = memoryview(data)
-            for start in range(0, len(view), WRITE_PIECE):
-                out.write(view[start:start + WRITE_PIECE])
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    fsync_folder(path.parent)
 
 
 def weights_name(kind: str, step: int, sha256: str) -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 import time
 import tomllib
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from workbench.core.events import (
     SampleGenerated,
 )
 from workbench.core.files import bounded
+from workbench.core.files.atomic import atomic_output
 from workbench.core.jobs import UserFacingError
 from workbench.core.training.run_lines import (
     event_to_json,
@@ -121,18 +121,10 @@ def truncate_after(run_dir: Path, step: int) -> None:
                 stale.unlink(missing_ok=True)  # mkstemp's name; anything else is not ours
         if not path.is_file():
             continue
-        handle, temp = tempfile.mkstemp(dir=run_dir, prefix=f".{name}.", suffix=".tmp")
-        try:
-            with bounded.open_regular(path) as source, os.fdopen(handle, "wb") as out:
-                for line in source:
-                    if line.strip() and _line_step(line) <= step:
-                        out.write(line if line.endswith(b"\n") else line + b"\n")
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temp, path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        with bounded.open_regular(path) as source, atomic_output(path) as out:
+            for line in source:
+                if line.strip() and _line_step(line) <= step:
+                    out.write(line if line.endswith(b"\n") else line + b"\n")
 
 
 def _line_step(line: bytes) -> float:
