@@ -28,6 +28,7 @@ from workbench.core.resources import resource_path
 from workbench.qt.panel import Panel
 from workbench.qt.panels.embeddings.epoch_plots import EpochPlots
 from workbench.qt.panels.embeddings.explorer import Explorer
+from workbench.qt.panels.embeddings.hs_tree import HierarchicalTreeView
 from workbench.qt.panels.embeddings.map_view import MapView
 from workbench.qt.panels.embeddings.negative_sampling import NegativeSamplingView
 from workbench.qt.widgets import trust_dialog
@@ -102,6 +103,9 @@ class EmbeddingsPanel(Panel):
         self.negative = NegativeSamplingView()
         self.negative.setObjectName("embeddings-negative")  # a lesson step opens this tab
         self.tabs.addTab(self.negative, "Negative sampling")
+        self.tree = HierarchicalTreeView()
+        self.tree.setObjectName("embeddings-tree")
+        self.tabs.addTab(self.tree, "Hierarchical softmax")
         self.tabs.addTab(self._bridge_tab(), "Use in a model")
         files = QHBoxLayout()
         for combo, button in ((self.import_format, import_button),
@@ -178,6 +182,7 @@ class EmbeddingsPanel(Panel):
         self.explorer.set_vectors(vectors)
         self.map.set_vectors(vectors)
         self.negative.set_vectors(vectors)
+        self.tree.set_vectors(vectors)
         notes = "; ".join(vectors.notes)
         self.status.setText(f"Vectors ready: {vectors.source}. {notes}")
 
