@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Slot
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QFileDialog,
     QHBoxLayout,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -22,15 +20,17 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.config.embeddings import EmbeddingConfig
-from workbench.core.events import EpochEnded, JobFailed, JobStopped, failure_text
+from workbench.core.events import EpochEnded, JobFailed, JobStopped
 from workbench.core.jobs import UserFacingError, user_message
 from workbench.core.resources import resource_path
 from workbench.qt.panel import Panel
+from workbench.qt.panels.embeddings.bridge_tab import BridgeTab
 from workbench.qt.panels.embeddings.epoch_plots import EpochPlots
 from workbench.qt.panels.embeddings.explorer import Explorer
 from workbench.qt.panels.embeddings.hs_tree import HierarchicalTreeView
 from workbench.qt.panels.embeddings.map_view import MapView
 from workbench.qt.panels.embeddings.negative_sampling import NegativeSamplingView
+from workbench.qt.panels.embeddings.w2v_diagram import Word2vecDiagram
 from workbench.qt.widgets import trust_dialog
 from workbench.qt.widgets.config_form import ConfigForm
 from workbench.qt.widgets.control_column import ControlColumn
@@ -84,9 +84,16 @@ class EmbeddingsPanel(Panel):
         side_scroll = ControlColumn(side)  # widens with zoomed text
 
         self.plots = EpochPlots()
+        self.diagram = Word2vecDiagram()  # the architecture the form describes
+        self.form.changed.connect(self._show_diagram)
+        controller.corpus_changed.connect(self._show_diagram)
+        beside = QSplitter(Qt.Orientation.Vertical)
+        beside.addWidget(self.diagram)
+        beside.addWidget(self.plots)
+        beside.setSizes([260, 400])
         self.training_tab = QSplitter()
         self.training_tab.addWidget(side_scroll)
-        self.training_tab.addWidget(self.plots)
+        self.training_tab.addWidget(beside)
         self.training_tab.setStretchFactor(1, 1)
         self.training_tab.setChildrenCollapsible(False)
         self.explorer = Explorer(controller)
@@ -106,7 +113,10 @@ class EmbeddingsPanel(Panel):
         self.tree = HierarchicalTreeView()
         self.tree.setObjectName("embeddings-tree")
         self.tabs.addTab(self.tree, "Hierarchical softmax")
-        self.tabs.addTab(self._bridge_tab(), "Use in a model")
+        self.bridge = BridgeTab(controller)
+        self.freeze, self.bridge_report = self.bridge.freeze, self.bridge.report
+        self.bridge.check.clicked.connect(self.use_in_model)
+        self.tabs.addTab(self.bridge, "Use in a model")
         files = QHBoxLayout()
         for combo, button in ((self.import_format, import_button),
                               (self.export_format, export_button)):
@@ -117,26 +127,9 @@ class EmbeddingsPanel(Panel):
         layout.addWidget(self.status)
         layout.addWidget(self.tabs, 1)
         controller.job_event.connect(self._on_job_event)
-        controller.tokens_changed.connect(self._on_tokens_changed)
         controller.lesson_action.connect(self._on_lesson)
         for bar in (self.plots.export_bar, self.map.export_bar):
             bar.on_error = controller.report_error
-
-    def _bridge_tab(self) -> QWidget:
-        tab = QWidget()
-        self.freeze = QCheckBox("Freeze the embedding during training")
-        check = QPushButton("Check coverage and use these vectors")
-        check.clicked.connect(self.use_in_model)
-        self.bridge_report = QPlainTextEdit()
-        self.bridge_report.setReadOnly(True)
-        self.bridge_report.setPlaceholderText(
-            "Initialise the next language model's input embedding from these vectors. The "
-            "coverage report lists which of the tokenizer's tokens have a vector.")
-        layout = QVBoxLayout(tab)
-        layout.addWidget(self.freeze)
-        layout.addWidget(check)
-        layout.addWidget(self.bridge_report)
-        return tab
 
     # --- training -----------------------------------------------------------------------------
 
@@ -175,6 +168,13 @@ class EmbeddingsPanel(Panel):
         self.status.setText("Training stopped." if type(outcome).__name__ == "JobCancelled"
                             else "Training failed: see the message.")
 
+    def _show_diagram(self, *_) -> None:
+        """The diagram at the vocabulary of the vectors shown, else of the corpus's words."""
+        corpus = self.controller.corpus
+        vocab = len(self.vectors.words) if self.vectors is not None else (
+            corpus.stats.word_vocab if corpus is not None else 0)
+        self.diagram.show_config(self.form.config(), vocab, exact=self.vectors is not None)
+
     def set_vectors(self, vectors) -> None:
         self._training = False
         self.train_button.setEnabled(True)
@@ -183,6 +183,7 @@ class EmbeddingsPanel(Panel):
         self.map.set_vectors(vectors)
         self.negative.set_vectors(vectors)
         self.tree.set_vectors(vectors)
+        self._show_diagram()
         notes = "; ".join(vectors.notes)
         self.status.setText(f"Vectors ready: {vectors.source}. {notes}")
 
@@ -252,48 +253,6 @@ class EmbeddingsPanel(Panel):
         self.status.setText(f"Exporting to {path}…")
         return self.controller.run_query(spec, on_result=done, on_error=failed)
 
-    # --- bridge to language models ------------------------------------------------------------
-
-    @Slot(object)
-    def _on_tokens_changed(self, _tokens) -> None:
-        """Rows were chosen for the old vocabulary: they would land on the wrong tokens."""
-        if self.controller.embedding_init is not None:
-            self.controller.embedding_init = None
-            self.bridge_report.setPlainText(
-                "The tokenizer changed, so the chosen vectors no longer match its vocabulary. "
-                "Check coverage again to use them.")
-
     def use_in_model(self) -> bool:
-        """Match the vectors to the tokenizer's vocabulary (a query); the report follows."""
-        tokens = self.controller.tokens
-        if self.vectors is None or tokens is None:
-            self.bridge_report.setPlainText("Train or import vectors and tokenize a corpus first.")
-            return False
-        try:
-            spec = self.controller.backend.embeddings.embedding_init_job(
-                self.vectors, tokens.tokenizer, self.freeze.isChecked())
-        except UserFacingError as exc:
-            self.bridge_report.setPlainText(str(exc))
-            return False
-        self.bridge_report.setPlainText("Looking the vocabulary up in the vectors…")
-        return self.controller.run_query(
-            spec, on_result=lambda init: self._use_init(init, tokens),
-            on_error=lambda outcome: self.bridge_report.setPlainText(
-                failure_text(outcome) or "Cancelled."), caller="embeddings:bridge")
-
-    def _use_init(self, init, tokens) -> None:
-        if tokens is not self.controller.tokens:
-            self.bridge_report.setPlainText("The tokenizer changed meanwhile: check coverage "
-                                            "again to use these vectors.")
-            return
-        # the contract with the trainer: (matrix (V, d), freeze), applied when present
-        self.controller.embedding_init = (init.matrix, init.freeze)
-        missing = ", ".join(init.missing[:300]) + (" …" if len(init.missing) > 300 else "")
-        self.bridge_report.setPlainText(
-            f"Coverage: {len(init.found)} of {len(init.found) + len(init.missing)} tokens "
-            f"({init.coverage:.1%}) have a vector of size {init.matrix.shape[1]}.\n"
-            f"The next model started with Train in the Training panel begins from these rows "
-            f"({'frozen' if init.freeze else 'fine-tuned'}); its embedding size must be "
-            f"{init.matrix.shape[1]}. Tokens without a vector start random (the special tokens "
-            f"at zero).\n\n"
-            f"Not found: {missing}")
+        """The Use in a model tab's check, on the vectors shown (bridge_tab.py)."""
+        return self.bridge.use_in_model(self.vectors)
