@@ -19,11 +19,17 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.config.base import ModelConfig
+from workbench.core.config.models import TransformerConfig
 from workbench.core.config.seq2seq import RnnSeq2seqConfig, TransformerSeq2seqConfig
 from workbench.core.config.summary import ModelSummary, human_bytes, human_count
 from workbench.qt.widgets.architecture_cards import architecture_card
 from workbench.qt.widgets.block_diagram import BlockDiagram
 from workbench.qt.widgets.seq2seq_cards import seq2seq_card
+from workbench.qt.widgets.transformer_block_figure import (
+    Part,
+    TransformerBlockFigure,
+    block_parts,
+)
 
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 COLUMNS = ("Layer", "Type", "Output shape", "Param # (torch)", "Param # (Keras)", "Note")
@@ -85,6 +91,8 @@ class ModelSummaryView(QWidget):
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.table = LayerTable()
         self.diagram = BlockDiagram()
+        self.block = TransformerBlockFigure()  # inside one block, for transformers
+        self.block.hide()
         self.card = QLabel(wordWrap=True, objectName="equation-card")
         self.card.setTextFormat(Qt.TextFormat.RichText)
         self.card.setAlignment(Qt.AlignmentFlag.AlignTop)
@@ -94,6 +102,7 @@ class ModelSummaryView(QWidget):
         layout.addWidget(self.table)
         layout.addWidget(QLabel("<b>Block diagram</b>"))
         layout.addWidget(self.diagram)
+        layout.addWidget(self.block)
         layout.addWidget(self.card)
         layout.addStretch(1)
 
@@ -102,6 +111,7 @@ class ModelSummaryView(QWidget):
         self.stats.setText(stats_html(summary))
         self.table.fill(summary)
         self.diagram.set_summary(summary)
+        self.block.show_block(*block_of(config))
         if isinstance(config, (RnnSeq2seqConfig, TransformerSeq2seqConfig)):
             self.card.setText(seq2seq_card(config))
             return
@@ -113,6 +123,24 @@ class ModelSummaryView(QWidget):
         """Greyed and saying so while it shows other settings than the form's."""
         self.setEnabled(not stale)
         self.updating.setText("Updating for the new settings…" if stale else "")
+
+
+def block_of(config: ModelConfig | None) -> tuple[list[Part], str]:
+    """The parts of one block of a transformer `config` (an encoder task's encoder, a
+    translator's decoder) and the figure's heading; none for other models."""
+    if isinstance(config, TransformerSeq2seqConfig):
+        return (block_parts(config.d_model, config.num_heads, config.d_ff,
+                            config.norm_placement == "pre", True, cross=True),
+                f"A decoder block (×{config.decoder_layers}); an encoder block "
+                f"(×{config.encoder_layers}) has no mask and no cross-attention")
+    inner = config.encoder_config() if config is not None else None
+    config = inner or config
+    if not isinstance(config, TransformerConfig):
+        return [], ""
+    return (block_parts(config.d_model, config.num_heads, config.d_ff,
+                        config.norm_placement == "pre", config.causal_mask),
+            f"Inside one block (×{config.num_layers}), {config.norm_placement}-LN; dashed: "
+            "the residual stream")
 
 
 def stats_html(s: ModelSummary) -> str:
