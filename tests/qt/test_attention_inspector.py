@@ -63,6 +63,11 @@ def test_positional_encoding_and_line_view(qtbot, panel):
     publish(qtbot, panel, 100)
     pe = transformer_trace(100).extras["positional"]
     assert np.allclose(panel.positional.image_values(), pe, atol=1e-6)
+    # beside it the course's position-similarity matrix of the same table (issue 33)
+    similarity = panel.position_similarity.values
+    unit = pe / np.linalg.norm(pe, axis=1, keepdims=True)
+    assert np.allclose(similarity, unit @ unit.T, atol=1e-5)
+    assert np.allclose(np.diag(similarity), 1.0, atol=1e-5)
     header, columns = panel._line_data()
     assert len(columns[0]) == 13 * 14 // 2  # one line per query/key pair j <= i
     assert panel.lines.getPlotItem().listDataItems()

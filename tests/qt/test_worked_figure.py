@@ -48,5 +48,17 @@ def test_activations_draw_each_derivative_dashed_in_its_functions_colour(make_pa
                ("sigmoid", "tanh", "ReLU", "Leaky ReLU", "ELU")}
     assert len(colours) == 5  # each function its own colour
     assert list(panel.figure.plots) == ["sigmoid", "tanh", "ReLU", "Leaky ReLU", "ELU"]
-    panel.choose("softmax")  # no figure: the plot goes
+    panel.choose("layernorm")  # no figure: the plot goes
     assert not panel.figure.isVisibleTo(panel)
+
+
+def test_softmax_and_argmax_as_bars_side_by_side(make_panel):
+    """The course's [1, 3, 2]: softmax's weights beside argmax's one-hot, as bars."""
+    panel = make_panel(WorkedExamplesPanel)
+    panel.choose("softmax")
+    bars = [item for item in curves(panel) if isinstance(item, pg.BarGraphItem)]
+    assert len(bars) == 2
+    heights = [list(np.round(b.opts["height"], 4)) for b in bars]
+    assert heights == [[0.09, 0.6652, 0.2447], [0.0, 1.0, 0.0]]
+    lefts = [b.opts["x"][0] for b in bars]
+    assert lefts[0] < lefts[1]  # softmax's bar left of argmax's, around x = 0

@@ -32,6 +32,7 @@ class Curve:
     dashed: bool = False  # a derivative beside its function, drawn in the same colour
     colour_of: str = ""  # the label of the curve whose colour it shares ("" = its own)
     group: str = ""  # curves of one group share a small plot titled by it ("" = the main one)
+    bars: bool = False  # drawn as bars at x (bar series side by side), not as a line
 
 
 @dataclass(frozen=True)

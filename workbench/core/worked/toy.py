@@ -36,7 +36,12 @@ def softmax_example(z: np.ndarray, temperature: float = 1.0) -> WorkedComputatio
               Line("softmax", "p_i = exp(z_i) / Σ_j exp(z_j)", vec(p), p),
               Line("argmax (the hard version)", "1 at the largest z_i, 0 elsewhere",
                    vec(hard, 0), hard)]
-    return WorkedComputation("softmax", tuple(lines), values={"result": p, "argmax": hard})
+    at = np.arange(len(z), dtype=float)
+    figure = Figure(f"softmax (T = {num(temperature, 2)}) against argmax", "i (which logit)",
+                    "weight", (Curve("softmax p_i", at, p, bars=True),
+                               Curve("argmax (one-hot)", at, hard, bars=True)))
+    return WorkedComputation("softmax", tuple(lines), values={"result": p, "argmax": hard},
+                             figure=figure)
 
 
 def lookup_example(m: np.ndarray, x: np.ndarray) -> WorkedComputation:

@@ -100,8 +100,8 @@ class TransformerBlockFigure(QGraphicsView):
                                                                        b.center().y()), pen)
                 memory = QRectF(b.left(), b.bottom() + 34, b.width(), 30)
                 scene.addRect(memory, QPen(QColor("#555555")), QBrush(QColor(FILL["io"])))
-                label = scene.addText("encoder output", font)
-                label.setPos(memory.left() + 4, memory.top() + 4)
+                caption = scene.addText("encoder output", font)
+                caption.setPos(memory.left() + 4, memory.top() + 4)
                 for dx, tag_text in ((-16, "K"), (16, "V")):
                     x_at = b.center().x() + dx
                     self._arrow(QPointF(x_at, memory.top()), QPointF(x_at, b.bottom()), pen)

@@ -56,13 +56,22 @@ class WorkedFigure(QWidget):
             colour = colours.get(curve.colour_of) or series_colour(
                 sum(1 for c in figure.curves[:figure.curves.index(curve)] if not c.colour_of))
             colours[curve.label] = colour
+            x, y = np.asarray(curve.x, float), np.asarray(curve.y, float)
+            if curve.bars:  # bar series side by side around each x
+                series = [c for c in figure.curves if c.bars and c.group == curve.group]
+                width = 0.8 / len(series)
+                shift = (series.index(curve) - (len(series) - 1) / 2) * width
+                bars = pg.BarGraphItem(x=x + shift, height=y, width=width * 0.9,
+                                       brush=colour, name=curve.label)
+                plot.addItem(bars)  # (named: the legend lists it)
+                plot.getAxis("bottom").setTicks([[(float(v), f"{v:g}") for v in x]])
+                continue
             style = Qt.PenStyle.DashLine if curve.dashed else Qt.PenStyle.SolidLine
-            plot.plot(np.asarray(curve.x, float), np.asarray(curve.y, float),
-                      pen=pg.mkPen(colour, width=2, style=style), name=curve.label)
+            plot.plot(x, y, pen=pg.mkPen(colour, width=2, style=style), name=curve.label)
 
-    def curve_items(self) -> list[pg.PlotDataItem]:
+    def curve_items(self) -> list[pg.PlotDataItem | pg.BarGraphItem]:
         return [item for plot in self.plots.values() for item in plot.items
-                if isinstance(item, pg.PlotDataItem)]
+                if isinstance(item, (pg.PlotDataItem, pg.BarGraphItem))]
 
     def csv_data(self) -> tuple[list[str], list[list]]:
         """One x column, then one column per curve (curves of one figure share their x)."""

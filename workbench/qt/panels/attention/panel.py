@@ -80,7 +80,12 @@ class AttentionPanel(InspectorPanel):
         self.tabs.addTab(column(self.stat_box, self.history_plot, PlotExportBar(
             self.history_plot, self._history_data, "head_statistics", controller.report_error)),
             "Heads over training")
-        self.tabs.addTab(self.positional, "Positions")
+        # the course's position-similarity figure: how alike each position's vector is to each
+        # other's (near positions alike, the diagonal 1), from the same table
+        self.position_similarity = Heatmap("", "position", "position", cmap="cividis",
+                                           name="position_similarity",
+                                           on_error=controller.report_error)
+        self.tabs.addTab(column(self.positional, self.position_similarity), "Positions")
         self.residual = ResidualView(controller.report_error)
         self.residual.setObjectName("attention-residual")  # a lesson step opens this tab
         self.tabs.addTab(self.residual, "Residual stream")
@@ -148,6 +153,11 @@ class AttentionPanel(InspectorPanel):
                 len(positional))], [str(d) for d in range(np.shape(positional)[1])],
                 title="positional encoding added to the embeddings")
             self.positional.colorbar.setColorMap(pg.colormap.get("cividis"))
+            table = np.asarray(positional, dtype=np.float64)
+            unit = table / np.maximum(np.linalg.norm(table, axis=1, keepdims=True), 1e-12)
+            names = [str(i) for i in range(len(table))]
+            self.position_similarity.set_data(unit @ unit.T, names, names, levels=(-1.0, 1.0),
+                                              title="cosine similarity between positions")
 
     def select(self, layer: int, head: int) -> None:
         self.layer_box.setCurrentIndex(layer)
