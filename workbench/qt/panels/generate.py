@@ -40,11 +40,10 @@ from workbench.core.events import JobFailed, Progress, TokenGenerated, TokensGen
 from workbench.core.jobs import user_message
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.boxes import column, row
-from workbench.qt.widgets.checkpoint_open import ask_checkpoint_path, open_checkpoint
 from workbench.qt.widgets.clamp_box import ClampBox
 from workbench.qt.widgets.config_form import ConfigForm
 from workbench.qt.widgets.control_column import ControlColumn
-from workbench.qt.widgets.snapshot_source import no_model_text
+from workbench.qt.widgets.snapshot_source import SnapshotSource, no_model_text
 from workbench.qt.widgets.task_guard import require_task
 from workbench.qt.widgets.token_stream import TokenStreamView, describe
 
@@ -63,16 +62,15 @@ class GeneratePanel(Panel):
 
     def __init__(self, controller, parent=None) -> None:
         super().__init__(controller, parent)
-        self.snapshot: Any = controller.snapshot
-        self.loaded = False  # a checkpoint the user opened replaces the session's snapshots
+        # the session's latest snapshot, or a checkpoint the user opened, which then stays
+        self.source_box = SnapshotSource(controller, self._describe_source)
+        self.source_box.changed.connect(lambda _snapshot: self._show_source())
+        self.source = self.source_box.label
         self.tokens: list[TokenGenerated] = []
         self.prompt_used = ""
         # (prompt, text, settings, clamp, the snapshot's label) of every generation
         self.history: list[tuple[str, str, GenerationConfig, dict | None, str]] = []
         self._generating = False
-        self.source = QLabel()
-        open_button = QPushButton("Open checkpoint…")
-        open_button.clicked.connect(self.ask_checkpoint)
         # The prompt comes from the opened corpus (core/corpus/prompt.py) until the user types
         # one of their own: a fixed "ROMEO:" never occurs in the shipped plays.
         self.prompt = QPlainTextEdit("")
@@ -98,7 +96,7 @@ class GeneratePanel(Panel):
         self.info.setTextFormat(Qt.TextFormat.RichText)
         self.history_list = QListWidget()
         self.history_list.currentRowChanged.connect(self._show_history)
-        left = column(row(self.source, open_button), QLabel("Prompt"), self.prompt, self.form,
+        left = column(self.source_box, QLabel("Prompt"), self.prompt, self.form,
                       self.clamp_box, row(self.generate_button, self.stop_button))
         left.layout().addStretch(1)
         scroll = ControlColumn(left)
@@ -114,7 +112,6 @@ class GeneratePanel(Panel):
         splitter.setSizes([330, 570])
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
-        controller.snapshot_changed.connect(self._on_snapshot)
         controller.following_changed.connect(self._on_following)
         controller.query_queue.state_changed.connect(self._on_query_state)
         controller.lesson_action.connect(self._on_lesson)
@@ -138,38 +135,23 @@ class GeneratePanel(Panel):
             self.form.set_config(from_dict(GenerationConfig, {**to_dict(current), **value}))
             self._enable_fields()
         elif action == "snapshot":
-            self.loaded = False
-            self._on_snapshot(value)
+            self.source_box.follow_session(value)
 
-    @Slot(object)
-    def _on_snapshot(self, snapshot: Any) -> None:
-        if not self.loaded:
-            self.snapshot = snapshot
-            self._show_source()
+    @property
+    def snapshot(self) -> Any:
+        return self.source_box.snapshot
+
+    def _describe_source(self, snapshot: Any) -> str:
+        return no_model_text(self.controller) if snapshot is None else f"Model: {snapshot.label}"
 
     @Slot(str, bool)
     def _on_following(self, _run_dir: str, _following: bool) -> None:
-        self._show_source()
+        self.source_box.refresh()
 
     def _show_source(self) -> None:
-        if self.snapshot is None:
-            self.source.setText(no_model_text(self.controller))
-        else:
-            self.source.setText(f"Model: {self.snapshot.label}")
+        if self.snapshot is not None:
             self.clamp_box.fit(self.snapshot.model_config)
         self.generate_button.setEnabled(self.snapshot is not None and not self._generating)
-
-    def ask_checkpoint(self) -> None:
-        path = ask_checkpoint_path(self)
-        if path:
-            self.open_checkpoint(path)
-
-    def open_checkpoint(self, path: str) -> bool:
-        return open_checkpoint(self.controller, path, self.use_snapshot)
-
-    def use_snapshot(self, snapshot: Any) -> None:
-        self.snapshot, self.loaded = snapshot, True
-        self._show_source()
 
     # --- generating ---------------------------------------------------------------------------
 

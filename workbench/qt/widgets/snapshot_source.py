@@ -68,6 +68,16 @@ class SnapshotSource(QWidget):
         self.loaded = True
         self._use(snapshot)
 
+    def follow_session(self, snapshot: Any) -> None:
+        """Back to the session's snapshots, starting with `snapshot` (a lesson's sample model
+        replaces a checkpoint the student opened)."""
+        self.loaded = False
+        self._use(snapshot)
+
+    def refresh(self) -> None:
+        """Word the label again (what "no model" means changed: a run is now followed)."""
+        self.label.setText(self.describe(self.snapshot))
+
     def _use(self, snapshot: Any) -> None:
         self.snapshot = snapshot
         self.label.setText(self.describe(snapshot))

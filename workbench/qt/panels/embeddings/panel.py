@@ -171,8 +171,9 @@ class EmbeddingsPanel(Panel):
     def _show_diagram(self, *_) -> None:
         """The diagram at the vocabulary of the vectors shown, else of the corpus's words."""
         corpus = self.controller.corpus
+        stats = corpus.stats if corpus is not None else None  # (None until it is counted)
         vocab = len(self.vectors.words) if self.vectors is not None else (
-            corpus.stats.word_vocab if corpus is not None else 0)
+            stats.word_vocab if stats is not None else 0)
         self.diagram.show_config(self.form.config(), vocab, exact=self.vectors is not None)
 
     def set_vectors(self, vectors) -> None:
