@@ -31,8 +31,7 @@ from workbench.core.tasks.text_data import (
     TextVocabulary,
     cut_note,
     encode_texts,
-    load_pretrained,
-    train_vocabulary,
+    encoder_vocabulary,
 )
 
 SENTIMENT_NAMES = {"0": "negative", "1": "positive"}  # the data set's readme says so
@@ -81,15 +80,8 @@ class ClassifyTask(EncoderTask):
             check_class_count([label for _, label in pairs + test], "label",
                               str(config.label_column))
             names = sorted({label for _, label in train + val + test})
-            if config.pretrained.strip():
-                yield Progress(0, None, "Reading the pretrained encoder")
-                pretrained = load_pretrained(config.pretrained)
-                words = TextVocabulary.from_dict(pretrained.vocabulary)
-                notes.append(f"The encoder starts from {pretrained.source} (step "
-                             f"{pretrained.step}), {config.encoder_state}.")
-            else:
-                yield Progress(0, None, "Training the tokenizer")
-                words = train_vocabulary([t for t, _ in train], config)
+            words, pretrained = yield from encoder_vocabulary(config, [t for t, _ in train],
+                                                              notes)
         for split, part in (("validation", val), ("test", test)):
             note = unseen_report(unseen_labels([lb for _, lb in train], [lb for _, lb in part]),
                                  len(part), "label", split)

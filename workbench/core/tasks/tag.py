@@ -30,8 +30,7 @@ from workbench.core.tasks.explain import tag_sentence, word_pieces
 from workbench.core.tasks.text_data import (
     TextVocabulary,
     cut_note,
-    load_pretrained,
-    train_vocabulary,
+    encoder_vocabulary,
 )
 
 
@@ -89,14 +88,8 @@ class TagTask(EncoderTask):
             tags = [t for s in train + val + test for t in s.tags]
             check_class_count(tags, "tag", text_like=False)
             names = sorted(set(tags))
-            if config.pretrained.strip():
-                pretrained = load_pretrained(config.pretrained)
-                words = TextVocabulary.from_dict(pretrained.vocabulary)
-                notes.append(f"The encoder starts from {pretrained.source} (step "
-                             f"{pretrained.step}), {config.encoder_state}.")
-            else:
-                yield Progress(0, None, "Training the tokenizer")
-                words = train_vocabulary([" ".join(s.words) for s in train], config)
+            words, pretrained = yield from encoder_vocabulary(
+                config, [" ".join(s.words) for s in train], notes)
         train_tags = [t for s in train for t in s.tags]
         for split, part in (("validation", val), ("test", test)):
             held = [t for s in part for t in s.tags]

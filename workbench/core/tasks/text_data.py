@@ -133,6 +133,22 @@ def _recipe_name(run: Path) -> str:
         return match.group(1) if match else ""
 
 
+def encoder_vocabulary(config: Any, texts: list[str], notes: list[str]):
+    """The words a classifier or tagger reads (a step generator: its progress, then the
+    vocabulary and the pretrained encoder or None): the fine-tuned run's own table when the
+    task starts from one (`[task] pretrained`), else a tokenizer trained on `texts`."""
+    from workbench.core.events import Progress
+
+    if config.pretrained.strip():
+        yield Progress(0, None, "Reading the pretrained encoder")
+        pretrained = load_pretrained(config.pretrained)
+        notes.append(f"The encoder starts from {pretrained.source} (step {pretrained.step}), "
+                     f"{config.encoder_state}.")
+        return TextVocabulary.from_dict(pretrained.vocabulary), pretrained
+    yield Progress(0, None, "Training the tokenizer")
+    return train_vocabulary(texts, config), None
+
+
 def load_pretrained(reference: str) -> Pretrained:
     """The encoder of a run folder's best checkpoint (its latest when there is no best)."""
     from workbench.core.training.checkpoint_meta import validated_model
