@@ -89,6 +89,10 @@ class TaskConfig:
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
     short_title: ClassVar[str] = ""  # where space is short: a tab of the training curves
+    # its shape in the course's taxonomy (seed 001): "next" (many to many, one step ahead),
+    # "one" (many to one), "aligned" (many to many, one output a token), "masked" (the hidden
+    # tokens), "pairs" (an encoder-decoder, lengths free); the task picker draws it
+    io_shape: ClassVar[str] = ""
     needs_corpus: ClassVar[bool] = False  # reads the session's tokenized corpus
     curves: ClassVar[tuple[Curve, ...]] = ()
     result_plots: ClassVar[tuple[ResultPlot, ...]] = ()

@@ -98,6 +98,7 @@ class ClassifyTaskConfig(_EncoderTaskBase):
     name: ClassVar[str] = "classify"
     title: ClassVar[str] = "Classify sentences"
     short_title: ClassVar[str] = "Classify"
+    io_shape: ClassVar[str] = "one"
     needs_corpus: ClassVar[bool] = False
     curves: ClassVar[tuple[Curve, ...]] = (
         Curve("val_loss", "Loss (nats per sentence)", train="loss"),
@@ -148,6 +149,7 @@ class TagTaskConfig(_EncoderTaskBase):
     counted_labels: ClassVar[int] = 17  # UD's UPOS tags
     title: ClassVar[str] = "Tag tokens"
     short_title: ClassVar[str] = "Tag"
+    io_shape: ClassVar[str] = "aligned"
     needs_corpus: ClassVar[bool] = False
     curves: ClassVar[tuple[Curve, ...]] = (
         Curve("val_loss", "Loss (nats per word)", train="loss"),
@@ -187,6 +189,7 @@ class MaskedLmTaskConfig(_EncoderTaskBase):
     counted_labels: ClassVar[int] = 0  # the head predicts the vocabulary
     title: ClassVar[str] = "Masked-LM pretraining"
     short_title: ClassVar[str] = "Masked LM"
+    io_shape: ClassVar[str] = "masked"
     needs_corpus: ClassVar[bool] = False
     curves: ClassVar[tuple[Curve, ...]] = (
         Curve("val_loss", "Loss (nats per chosen token)", train="loss"),

@@ -43,6 +43,7 @@ class Seq2seqTaskConfig(TaskConfig):
     name: ClassVar[str] = "seq2seq"
     title: ClassVar[str] = "Sequence to sequence"
     short_title: ClassVar[str] = "Seq2seq"
+    io_shape: ClassVar[str] = "pairs"
     needs_corpus: ClassVar[bool] = False
     curves: ClassVar[tuple[Curve, ...]] = (
         Curve("val_loss", "Loss (nats per target token)", train="loss"),

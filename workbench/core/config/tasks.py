@@ -95,6 +95,7 @@ class LanguageModelTaskConfig(TaskConfig):
     name: ClassVar[str] = "language_model"
     title: ClassVar[str] = "Language model (next token)"
     short_title: ClassVar[str] = "Next token"
+    io_shape: ClassVar[str] = "next"
     needs_corpus: ClassVar[bool] = True
     curves: ClassVar[tuple[Curve, ...]] = (
         Curve("val_loss", "Loss (nats per token)", train="loss"),

@@ -27,6 +27,7 @@ from workbench.core.config.fields import form_fields
 from workbench.core.config.tasks import DEFAULT_TASK, TASK_CONFIGS
 from workbench.qt.widgets.config_form import ConfigForm
 from workbench.qt.widgets.dialog_folders import remember, start_folder
+from workbench.qt.widgets.task_shape import TaskShapeFigure
 
 CORPUS_NOTE = "Trains on the tokenized corpus (Corpus panel)."
 
@@ -56,6 +57,8 @@ class TaskPicker(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
+        self.shape = TaskShapeFigure()  # the task's shape in the course's taxonomy
+        layout.addWidget(self.shape)
         layout.addWidget(self.stack)
         layout.addWidget(self.note)
         layout.addWidget(self.browse)
@@ -83,6 +86,7 @@ class TaskPicker(QWidget):
             self.stack.widget(i).setVisible(i == index)
         self.stack.setFixedHeight(form.sizeHint().height())
         config_type = form.config_type
+        self.shape.show_shape(config_type.io_shape)
         self.note.setVisible(config_type.needs_corpus)
         self.browse.setVisible(any(f.name == "path" for f in form_fields(config_type)))
         if emit:
