@@ -22,8 +22,10 @@ from workbench.core.config.base import ModelConfig
 from workbench.core.config.models import TransformerConfig
 from workbench.core.config.seq2seq import RnnSeq2seqConfig, TransformerSeq2seqConfig
 from workbench.core.config.summary import ModelSummary, human_bytes, human_count
+from workbench.core.recurrent_cells import CELLS, CellKind
 from workbench.qt.widgets.architecture_cards import architecture_card
 from workbench.qt.widgets.block_diagram import BlockDiagram
+from workbench.qt.widgets.cell_figure import CellFigure
 from workbench.qt.widgets.seq2seq_cards import seq2seq_card
 from workbench.qt.widgets.transformer_block_figure import (
     Part,
@@ -93,6 +95,8 @@ class ModelSummaryView(QWidget):
         self.diagram = BlockDiagram()
         self.block = TransformerBlockFigure()  # inside one block, for transformers
         self.block.hide()
+        self.cell = CellFigure()  # inside one cell, for the LSTM family
+        self.cell.hide()
         self.card = QLabel(wordWrap=True, objectName="equation-card")
         self.card.setTextFormat(Qt.TextFormat.RichText)
         self.card.setAlignment(Qt.AlignmentFlag.AlignTop)
@@ -103,6 +107,7 @@ class ModelSummaryView(QWidget):
         layout.addWidget(QLabel("<b>Block diagram</b>"))
         layout.addWidget(self.diagram)
         layout.addWidget(self.block)
+        layout.addWidget(self.cell)
         layout.addWidget(self.card)
         layout.addStretch(1)
 
@@ -112,6 +117,7 @@ class ModelSummaryView(QWidget):
         self.table.fill(summary)
         self.diagram.set_summary(summary)
         self.block.show_block(*block_of(config))
+        self.cell.show_cell(cell_of(config))
         if isinstance(config, (RnnSeq2seqConfig, TransformerSeq2seqConfig)):
             self.card.setText(seq2seq_card(config))
             return
@@ -141,6 +147,13 @@ def block_of(config: ModelConfig | None) -> tuple[list[Part], str]:
                         config.norm_placement == "pre", config.causal_mask),
             f"Inside one block (×{config.num_layers}), {config.norm_placement}-LN; dashed: "
             "the residual stream")
+
+
+def cell_of(config: ModelConfig | None) -> CellKind | None:
+    """The recurrent cell of `config` (an encoder task's encoder too), or None."""
+    inner = config.encoder_config() if config is not None else None
+    arch = str((inner or config).arch) if config is not None else ""
+    return CELLS.get(arch)
 
 
 def stats_html(s: ModelSummary) -> str:
