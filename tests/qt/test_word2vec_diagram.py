@@ -40,3 +40,14 @@ def test_no_settings_draw_nothing(qtbot):
     qtbot.addWidget(view)
     view.show_config(None, 10)
     assert view.titles == [] and not view.scene().items()
+
+
+def test_a_loaded_corpus_is_named_before_any_vectors(make_panel):
+    from tests.qt.fake_backend import corpus_of
+    from workbench.qt.panels.embeddings.panel import EmbeddingsPanel
+
+    panel = make_panel(EmbeddingsPanel)
+    assert "Load a corpus" in panel.status.text()
+    corpus = corpus_of("the cat sat on the mat\n" * 5)
+    panel.controller.set_corpus(corpus)
+    assert panel.status.text() == f"Train vectors on {corpus.name} (or import some)."

@@ -87,6 +87,7 @@ class EmbeddingsPanel(Panel):
         self.diagram = Word2vecDiagram()  # the architecture the form describes
         self.form.changed.connect(self._show_diagram)
         controller.corpus_changed.connect(self._show_diagram)
+        controller.corpus_changed.connect(self._on_corpus)
         beside = QSplitter(Qt.Orientation.Vertical)
         beside.addWidget(self.diagram)
         beside.addWidget(self.plots)
@@ -167,6 +168,11 @@ class EmbeddingsPanel(Panel):
         self.train_button.setEnabled(True)
         self.status.setText("Training stopped." if type(outcome).__name__ == "JobCancelled"
                             else "Training failed: see the message.")
+
+    def _on_corpus(self, corpus) -> None:
+        """Before any vectors, the status says what training would read."""
+        if self.vectors is None and not self._training and corpus is not None:
+            self.status.setText(f"Train vectors on {corpus.name} (or import some).")
 
     def _show_diagram(self, *_) -> None:
         """The diagram at the vocabulary of the vectors shown, else of the corpus's words."""
