@@ -258,6 +258,10 @@ class FakeEmbeddings:
     def odd_one_out_job(self, vectors, words):
         return self._answer("odd", vectors, words, lambda: vectors.odd_one_out(list(words)))
 
+    def feature_table_job(self, vectors, words, axes):
+        return self._answer("features", vectors, list(words),
+                            lambda: vectors.feature_table(list(words), list(axes)))
+
     def user_analogies_job(self, vectors, text, method):
         from workbench.core.embeddings.evaluation import user_analogies
 

@@ -84,6 +84,13 @@ class EmbeddingsBackend:
     def similarity_job(self, vectors, a: str, b: str) -> JobSpec:
         return _answer_job("Similarity", vectors, [a, b], lambda: vectors.similarity(a, b))
 
+    def feature_table_job(self, vectors, words: Sequence[str],
+                          axes: Sequence[tuple[str, str]]) -> JobSpec:
+        words, axes = list(words), list(axes)
+        named = words + [w for pair in axes for w in pair]
+        return _answer_job("Words × features", vectors, named,
+                           lambda: vectors.feature_table(words, axes))
+
     def odd_one_out_job(self, vectors, words: Sequence[str]) -> JobSpec:
         words = list(words)
         return _answer_job("Odd one out", vectors, words, lambda: vectors.odd_one_out(words))

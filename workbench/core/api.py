@@ -130,6 +130,9 @@ class EmbeddingsApi(Protocol):
     def odd_one_out_job(self, vectors: WordVectors, words: Sequence[str]
                         ) -> JobSpec[Answer[str]]: ...
 
+    def feature_table_job(self, vectors: WordVectors, words: Sequence[str],
+                          axes: Sequence[tuple[str, str]]) -> JobSpec[Answer[np.ndarray]]: ...
+
     def user_analogies_job(self, vectors: WordVectors, text: str,
                            method: str) -> JobSpec[list[tuple[str, str, bool]]]: ...
 

@@ -76,11 +76,25 @@ def odd_one_out(vectors: WordVectors, words: list[str]) -> str:
     return words[int(np.argmin(scores))]
 
 
+def axis_direction(vectors: WordVectors, a: str, b: str) -> np.ndarray:
+    """The unit direction from word a to word b (a semantic axis: man → woman)."""
+    direction = vectors.unit[vectors.id_of(b)] - vectors.unit[vectors.id_of(a)]
+    return direction / max(np.linalg.norm(direction), 1e-12)
+
+
 def project_on_axes(vectors: WordVectors, x_axis: tuple[str, str],
                     y_axis: tuple[str, str]) -> np.ndarray:
     """Each word's position on x = (b − a) and y = (d − c), as its cosine with each axis."""
-    axes = []
-    for a, b in (x_axis, y_axis):
-        direction = vectors.unit[vectors.id_of(b)] - vectors.unit[vectors.id_of(a)]
-        axes.append(direction / max(np.linalg.norm(direction), 1e-12))
+    axes = [axis_direction(vectors, a, b) for a, b in (x_axis, y_axis)]
     return vectors.unit @ np.stack(axes, axis=1)  # (N, 2)
+
+
+def feature_table(vectors: WordVectors, words: list[str],
+                  axes: list[tuple[str, str]]) -> np.ndarray:
+    """The course's words × features table (seed 003: gender, royal, age, food …) read off the
+    vectors: (words, axes) cosines of each word with each axis a → b, from −1 (on a's side) to
+    +1 (on b's)."""
+    if not words or not axes:
+        raise UserFacingError("Type some words and at least one axis as a:b (man:woman).")
+    directions = np.stack([axis_direction(vectors, a, b) for a, b in axes], axis=1)
+    return vectors.unit[[vectors.id_of(w) for w in words]] @ directions

@@ -95,3 +95,6 @@ class WordVectors:
 
     def project_on_axes(self, x_axis: tuple[str, str], y_axis: tuple[str, str]) -> np.ndarray:
         return queries.project_on_axes(self, x_axis, y_axis)
+
+    def feature_table(self, words: list[str], axes: list[tuple[str, str]]) -> np.ndarray:
+        return queries.feature_table(self, words, axes)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
 from workbench.core.api import Answer
 from workbench.core.events import failure_text
 from workbench.core.jobs import JobSpec, UserFacingError
+from workbench.qt.widgets.boxes import row as row_of
 from workbench.qt.widgets.plot_export import export_csv
 
 METHODS = {"3CosAdd: cos(x, b − a + c)": "3cosadd",
@@ -131,8 +133,46 @@ class Explorer(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.message)
-        for group in (neighbours, analogy, pairs, own):
+        for group in (neighbours, analogy, pairs, own, self._features_group()):
             layout.addWidget(group)
+
+    def _features_group(self) -> QGroupBox:
+        """The course's words × features table (seed 003), each feature a semantic axis a → b
+        read off the vectors: a word's cosine with it, −1 on a's side to +1 on b's."""
+        self.feature_words = QLineEdit("king queen man woman prince princess boy girl")
+        self.feature_axes = QLineEdit("man:woman boy:man peasant:king")
+        self.feature_axes.setToolTip("Axes as a:b pairs separated by spaces (man:woman is the "
+                                     "gender axis, from man's side to woman's)")
+        self.feature_table = QTableWidget(0, 0)
+        table = QPushButton("Table")
+        table.clicked.connect(self.tabulate_features)
+        group = QGroupBox("Words × features (semantic axes a → b)")
+        form = QFormLayout(group)
+        form.addRow("words", self.feature_words)
+        form.addRow("axes", row_of(self.feature_axes, table))
+        form.addRow(self.feature_table)
+        return group
+
+    def tabulate_features(self) -> bool:
+        words = self.feature_words.text().replace(",", " ").split()
+        axes = [tuple(pair.split(":", 1)) for pair in self.feature_axes.text().split()
+                if pair.count(":") == 1]
+
+        def show(answer: Answer) -> None:
+            values = answer.value
+            self.feature_table.setRowCount(len(words))
+            self.feature_table.setColumnCount(len(axes))
+            self.feature_table.setVerticalHeaderLabels(words)
+            self.feature_table.setHorizontalHeaderLabels([f"{a} → {b}" for a, b in axes])
+            for i in range(len(words)):
+                for j in range(len(axes)):
+                    value = float(values[i, j])
+                    item = QTableWidgetItem(f"{value:+.2f}")
+                    item.setBackground(QColor("#f6c8a8" if value > 0 else "#b9d5ee")
+                                       if abs(value) >= 0.1 else QColor("white"))
+                    self.feature_table.setItem(i, j, item)
+        return self._ask("features", lambda backend, vectors: backend.feature_table_job(
+            vectors, words, axes), show)
 
     def set_vectors(self, vectors) -> None:
         self.vectors = vectors
