@@ -63,6 +63,6 @@ def test_every_lesson_walks_in_the_real_window(qtbot, settings, monkeypatch):
             assert window.spotlight.target is widget
         assert len(panel.done) == len(lesson.steps)
     # what the steps set up is really there: the last lesson's recipe, lesson 12's prompt
-    assert window.panels["training"].recipe.name == "char-names"  # lesson 19's
+    assert window.panels["training"].recipe.name == "series-lstm"  # lesson 20's
     assert window.panels["generate"].prompt.toPlainText() == ""
     controller.shutdown()

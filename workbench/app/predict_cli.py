@@ -8,6 +8,7 @@ input when neither is given; `--file -` is standard input too) is one question:
   tagging                each word's tag
   masked LM              the top tokens for each [MASK]
   language model         a continuation (`--tokens`, `--seed`; `workbench generate` has more)
+  series forecaster      the next `--tokens` values of the numbers given
 The answers come from the task's own `predict` job, the one the console runs.
 Exit status: 0 done, 1 a question failed, 2 bad input.
 """
@@ -38,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-length", type=int, default=64, metavar="N",
                         help="sequence to sequence: longest output (default 64)")
     parser.add_argument("--tokens", type=int, default=100, metavar="N",
-                        help="language model: tokens to continue with (default 100)")
+                        help="language model: tokens to continue with; series forecaster: "
+                        "values to forecast (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="language model: sampling seed")
     return parser
 
@@ -100,6 +102,10 @@ def open_model(args):
     if snapshot.task_name == "seq2seq":
         settings = Seq2seqDecodeConfig(strategy="beam" if args.beam else "greedy",
                                        beam_width=args.beam or 4, max_length=args.max_length)
+    elif snapshot.task_name == "forecast":  # --tokens: how many values to forecast
+        from workbench.core.config.forecast import ForecastTaskConfig
+
+        settings = ForecastTaskConfig(horizon=args.tokens)
     elif snapshot.task_name == "language_model":
         settings = dataclasses.replace(GenerationConfig(), max_tokens=args.tokens,
                                        seed=args.seed)
@@ -140,6 +146,8 @@ def answer_dict(task: str, text: str, result) -> dict:
     if task == "tag":
         return {"input": text, "tags": [[w, t] for w, t in zip(result.words, result.predicted,
                                                                 strict=True)]}
+    if task == "forecast":
+        return {"input": text, "forecast": list(result)}
     if task == "masked_lm":
         return {"input": text, "masks": [
             [[c, float(p)] for c, p in list(zip(cands, probs, strict=True))[:TOP_PROBABILITIES]]
@@ -160,4 +168,6 @@ def describe(answer: dict) -> str:
         return answer["input"] + "\n" + "\n".join(
             f"  [MASK] {i + 1}: " + ", ".join(f"{c} {p:.1%}" for c, p in cands)
             for i, cands in enumerate(answer["masks"]))
+    if "forecast" in answer:
+        return answer["input"] + "\t→ " + " ".join(f"{v:.4g}" for v in answer["forecast"])
     return answer["input"] + answer["continuation"]

@@ -12,6 +12,7 @@ method, which returns readable messages (an empty list means valid).
 # encoder_tasks are gone).
 from workbench.core.config import (  # noqa: F401
     encoder_tasks,
+    forecast,
     models,
     seq2seq,
     task_models,

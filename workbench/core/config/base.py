@@ -79,6 +79,7 @@ class ResultPlot:
     title: str
     x_label: str = ""
     unit: str = ""  # "percent": y values are shares shown as 0-100 %
+    reference: str = ""  # a second y list drawn grey beside it (the truth a forecast meets)
 
 
 class TaskConfig:
@@ -101,6 +102,7 @@ class TaskConfig:
     # counts the whole model (`model_for_counts`) with `counted_labels` outputs by default
     encoder_head: ClassVar[bool] = False
     counted_labels: ClassVar[int] = 0
+    counts_vocabulary: ClassVar[bool] = True  # its model reads tokens (not numbers)
 
     def problems(self) -> list[str]:
         return range_problems(self)

@@ -73,7 +73,8 @@ class RecurrentConfig(ModelConfig):
     arch: ClassVar[str] = ""
     title: ClassVar[str] = ""
     language_model: ClassVar[bool] = True  # also a next-token model (not only an encoder)
-    tasks: ClassVar[tuple[str, ...]] = ("language_model", "classify", "tag", "masked_lm")
+    tasks: ClassVar[tuple[str, ...]] = ("language_model", "classify", "tag", "masked_lm",
+                                        "forecast")
     vocab_size: int = 0
     embedding_size: int = param(64, "Embedding size",
                                 "Width d of the token embeddings e_t = E x_t.", min=2,

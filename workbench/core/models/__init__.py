@@ -8,6 +8,7 @@ from workbench.core.models import (  # noqa: F401 - registers the builders and e
     recurrent_encoder,
     seq2seq_rnn,
     seq2seq_transformer,
+    series_model,
     task_models,
     transformer,
     transformer_encoder,

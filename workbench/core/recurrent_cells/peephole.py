@@ -62,5 +62,5 @@ it trains step by step.</small>
     cell_state=True,
     values_per_unit=6,
     peepholes=("i", "f", "o"),
-    tasks=("language_model",),
+    tasks=("language_model", "forecast"),  # batches of one length: no padding to pack
 )

@@ -8,6 +8,7 @@ from typing import Any
 
 from workbench.core.tasks import (  # noqa: F401 - registers the tasks
     classify,
+    forecast,
     language_model,
     masked_lm,
     seq2seq,

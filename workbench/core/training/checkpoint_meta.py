@@ -92,6 +92,13 @@ def check_tokenizers(meta: dict, where: str) -> None:
     for a model of 34 outputs wrote an index past the end of the table."""
     task = (meta.get("task") or {}).get("name", DEFAULT_TASK)
     tables = meta["tokenizer"]
+    if task == "forecast":  # numbers: the scale that reads them back, no token table
+        if not (isinstance(tables, dict) and tables.get("kind") == "series"
+                and all(isinstance(tables.get(k), (int, float)) for k in ("mean", "std"))
+                and tables["std"] > 0):
+            raise UserFacingError(f"{where} cannot be used: its series scale (mean and std) "
+                                  "is missing or damaged. Use another checkpoint.")
+        return
     if task == "seq2seq":
         sizes = {"source": "source_vocab_size", "target": "target_vocab_size"}
     else:

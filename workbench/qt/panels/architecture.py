@@ -235,8 +235,8 @@ class ArchitecturePanel(Panel):
     def _on_tokens(self, tokens: TokenizedCorpus | None) -> None:
         task = TASK_CONFIGS[self.task]
         encoder_task = task.encoder_head
-        self.counted.setVisible(encoder_task)
-        self.vocab_label.setVisible(not encoder_task)
+        self.counted.setVisible(encoder_task and task.counts_vocabulary)
+        self.vocab_label.setVisible(not encoder_task or not task.counts_vocabulary)
         # (an encoder task's boxes say where its sizes come from)
         self.vocab_label.setText(vocabulary_text(task, tokens))
         self._on_form_changed(self.form.config())

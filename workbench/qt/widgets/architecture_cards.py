@@ -91,10 +91,25 @@ HEAD_FRAMES = {
 }
 
 
+SERIES_FRAME = """
+<b>Series forecaster</b> (the course's autoregressive framing of a series)<br>
+e<sub>t</sub> = W<sub>in</sub> x<sub>t</sub> + b<sub>in</sub> &nbsp;(x<sub>t</sub> is a number: a
+linear layer, not a lookup)<br>
+h<sub>t</sub><sup>[l]</sup> = cell(h<sub>t−1</sub><sup>[l]</sup>, h<sub>t</sub><sup>[l−1]</sup>),
+&nbsp;h<sub>t</sub><sup>[0]</sup> = e<sub>t</sub><br>
+x̂<sub>t+1</sub> = w<sub>out</sub> · h<sub>t</sub> + b<sub>out</sub> &nbsp;one number; the loss
+is the mean squared error against x<sub>t+1</sub> (standardised units)<br>
+""" + source("Vitrià, “Deep Sequential Models &amp; Embeddings” (the course's seed 002), "
+             "time series as autoregressive models; Jurafsky &amp; Martin, SLP3 ch. 9, "
+             "eqs. 9.6–9.8 for the recurrence.")
+
+
 def architecture_card(summary: ModelSummary, config: ModelConfig | None = None) -> str:
     """Rich text for the card of the summarized model (`config` its model config; for an
     encoder task's model, its encoder's config)."""
     card = _model_card(summary, config)
+    if summary.arch == "series_forecaster":  # the recurrence of a language model, on numbers
+        return card.replace(RECURRENT_FRAME, SERIES_FRAME)
     head = HEAD_FRAMES.get(summary.arch)
     if head is None:
         return card

@@ -52,6 +52,13 @@ def diagram_boxes(summary: ModelSummary) -> list[DiagramBox]:
                                 _FILL.get(row.kind, _LAYER_FILL)))
         i += count
     width = rows[-1].output_shape.rsplit(", ", 1)[-1].rstrip(")") if rows else "V"
+    if summary.arch == "series_forecaster":  # numbers in, the next number out
+        linear = [i for i, box in enumerate(boxes) if box.title == "Linear V"]
+        names = dict(zip(linear, ("Linear W_in", "Linear w_out"), strict=False))
+        boxes = [replace(box, title=names.get(i, box.title)) for i, box in enumerate(boxes)]
+        boxes[0] = replace(boxes[0], title="values x_t")
+        boxes.append(DiagramBox("x̂_t+1", "one number a step", _FILL["softmax"]))
+        return boxes
     if composed:
         boxes.append(DiagramBox("softmax p(y_i)", f"over {width} target tokens",
                                 _FILL["softmax"]))

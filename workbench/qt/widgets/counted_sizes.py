@@ -78,6 +78,9 @@ class CountedSizes(QWidget):
 
 def vocabulary_text(task_type: type[TaskConfig], tokens: TokenizedCorpus | None) -> str:
     """Where a language model's or a sequence-to-sequence model's vocabulary comes from."""
+    if not task_type.counts_vocabulary:
+        return ("Reads numbers (the task's series), not tokens: a linear layer takes each value "
+                "in and another gives the next one out; no vocabulary.")
     if not task_type.needs_corpus:
         return (f"Source and target vocabularies come from the task's data when training "
                 f"starts; the counts assume {SIDE_VOCAB_DEFAULT} tokens each until then.")

@@ -89,6 +89,8 @@ class TaskPicker(QWidget):
         self.shape.show_shape(config_type.io_shape)
         self.note.setVisible(config_type.needs_corpus)
         self.browse.setVisible(any(f.name == "path" for f in form_fields(config_type)))
+        self.browse.setText("Choose CSV file…" if self.name == "forecast"
+                            else "Choose file of pairs…")
         if emit:
             self._emit()
 
@@ -97,8 +99,14 @@ class TaskPicker(QWidget):
         self.changed.emit(self.config())
 
     def choose_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "File of pairs", start_folder("pairs"),
-                                              "Tab-separated pairs (*.tsv *.txt);;All files (*)")
+        if self.name == "forecast":
+            path, _ = QFileDialog.getOpenFileName(self, "CSV file of the series",
+                                                  start_folder("pairs"),
+                                                  "CSV files (*.csv *.txt);;All files (*)")
+        else:
+            path, _ = QFileDialog.getOpenFileName(self, "File of pairs", start_folder("pairs"),
+                                                  "Tab-separated pairs (*.tsv *.txt);;"
+                                                  "All files (*)")
         if remember("pairs", path):
             self.use_file(path)
 

@@ -144,6 +144,15 @@ class RunDrawing:
         x = np.asarray(latest[spec.result.x], dtype=float)
         y = spec.scale * np.asarray(latest[spec.result.y], dtype=float)
         self._curve(run, spec.key, "result").setData(x, y)
+        if spec.result.reference and spec.result.reference in latest:  # the truth, grey
+            items = self._items.setdefault(run.key, {})
+            truth = items.get((spec.key, "reference"))
+            if truth is None:
+                truth = CurveItem(pg.mkPen("#8c8c8c", width=2))
+                truth.setZValue(-1)  # under the run's own line
+                self.plots[spec.key].addItem(truth)
+                items[(spec.key, "reference")] = truth
+            truth.setData(x, spec.scale * np.asarray(latest[spec.result.reference], float))
 
     def _decimated(self, run: RunSeries, column: str, x: np.ndarray, shown: slice,
                    buckets: int, smoothing: float) -> tuple[np.ndarray, ...]:
