@@ -133,3 +133,23 @@ def test_shapes_that_do_not_fit_are_refused():
         run("lookup", x="0 1")
     with pytest.raises(ValueError, match="d must be even"):
         run("positions", d="3")
+
+
+def test_padding_and_masks_use_the_tasks_own_padding():
+    """The worked example pads with the function the encoder tasks' batches use, and its masks
+    keep every padded position out of the attention and the loss (issue 33)."""
+    from workbench.core.tasks import sequences
+    from workbench.core.worked import padding
+
+    assert sequences.pad is padding.pad  # one padding for the tasks and the example
+    worked = run("padding", text="a b c\nd\ne f", row="2", causal="yes")
+    ids, key_mask = worked.values["result"], worked.values["key_mask"]
+    assert ids.shape == (3, 3) and list(key_mask.sum(axis=1)) == [3, 1, 2]
+    assert (ids[~key_mask] == 0).all()  # <pad> is id 0
+    attention = worked.values["attention_mask"]  # row 2 ("d"): only its first key is real
+    assert np.isneginf(attention[:, 1:]).all() and (attention[:, 0] == 0).all()
+    assert (worked.values["targets"][~key_mask] == -100).all()
+    encoder = run("padding", text="a b c\nd", row="1").values["attention_mask"]
+    assert not np.isneginf(encoder).any()  # the longest row, no causal mask: nothing hidden
+    with pytest.raises(ValueError, match="Row 4 is not one of the 3"):
+        run("padding", text="a b\nc\nd", row="4")

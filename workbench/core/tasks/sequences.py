@@ -7,23 +7,11 @@ the batches the uninterrupted one would have. Each batch is padded to its longes
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
 
-from workbench.core.corpus.tokenizers import PAD
-
-
-def pad(rows: Sequence[np.ndarray], fill: int = PAD) -> tuple[np.ndarray, np.ndarray]:
-    """Right-pad int rows to (B, S) with `fill`; the mask (B, S) is True on real entries."""
-    width = max(len(r) for r in rows)
-    out = np.full((len(rows), width), fill, dtype=np.int64)
-    mask = np.zeros((len(rows), width), dtype=bool)
-    for i, row in enumerate(rows):
-        out[i, :len(row)] = row
-        mask[i, :len(row)] = True
-    return out, mask
+from workbench.core.data.padding import pad  # noqa: F401 - the tasks' padding, re-exported
 
 
 def epoch_rows(count: int, batch_size: int, step: int, seed: int) -> np.ndarray:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.core.worked import activations, toy
+from workbench.core.worked import activations, padding, toy
 from workbench.core.worked.parse import parse_int, parse_matrix, parse_number, parse_vector
 from workbench.core.worked.records import WorkedComputation
 
@@ -132,6 +132,17 @@ EXAMPLES: tuple[ToyExample, ...] = (
         "The course's activation functions (seed 001, L156–198; Leaky ReLU max(0.1x, x)); the "
         "derivatives by the chain rule",
         "Move x: where is each slope largest, and where is it zero?"),
+    ToyExample(
+        "padding", "Padding and masks of a batch",
+        (ToyInput("text", "sentences, one a line",
+                  "the cat sat\nthe old man saw the boats\na dog", "text"),
+         ToyInput("row", "row whose attention mask to show (1 first)", "1", "int"),
+         ToyInput("causal", "a decoder (causal mask too)", "no", "flag")),
+        lambda v: padding.padding_example(v["text"], v["row"] - 1, bool(v["causal"])),
+        None, 0,
+        "Keras pad_sequences and masking (the course's seed 002); the encoder tasks' own "
+        "padding (core/data/padding.py)",
+        "Change the sentences or the row; tick 'a decoder' to add the causal mask."),
     ToyExample(
         "attention-matrix", "An attention matrix (“Hello I love you”)",
         (ToyInput("a", "weights A (rows: queries Hello, I, love, you)", HELLO),
