@@ -134,6 +134,9 @@ class WorkedExamplesPanel(Panel):
                 editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # one row a line
                 lines = spec.default.count("\n") + 1
                 editor.setFixedHeight(editor.fontMetrics().lineSpacing() * (lines + 1) + 12)
+                # wide enough for its longest line (a sentence, a matrix row) without scrolling
+                longest = max(spec.default.splitlines(), key=len)
+                editor.setMinimumWidth(editor.fontMetrics().horizontalAdvance(longest) + 30)
                 editor.textChanged.connect(self.timer.start)
             else:
                 editor = QLineEdit(spec.default)
