@@ -41,6 +41,10 @@ def test_clicking_a_unit_shows_its_curve_and_coloured_text(qtbot, panel):
     x, y = panel.curve.getData()
     assert np.allclose(y, lstm_trace(100).layer("lstm0").values["i"][:, 4])
     assert panel.text_view.text().count("<span") == len(lstm_trace().token_text)
+    # the Unrolled tab: the same unit's values, one cell per step (issue 33 figure 11)
+    values = lstm_trace(100).layer("lstm0").values["i"][:, 4]
+    shown = min(len(values), 12)
+    assert np.allclose(panel.unrolled.values, values[:shown])
 
 
 def test_the_text_is_coloured_on_the_selected_units_own_range(qtbot, panel):

@@ -26,6 +26,7 @@ from workbench.qt.widgets.heatmap import Heatmap
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.probe_bar import model_key
 from workbench.qt.widgets.token_colours import token_line, waiting_line
+from workbench.qt.widgets.unrolled_graph import UnrolledGraph
 from workbench.qt.widgets.worked_view import WorkedView
 
 ORDER = ("i", "f", "g", "o", "c", "r", "z", "z_course", "n", "h")
@@ -111,6 +112,8 @@ class GatesPanel(InspectorPanel):
         self.tabs = QTabWidget()
         self.tabs.addTab(unit_tab, "Unit")
         self.tabs.addTab(saturation_tab, "Saturation")
+        self.unrolled = UnrolledGraph()  # the selected unit through the first steps
+        self.tabs.addTab(self.unrolled, "Unrolled")
         self.tabs.addTab(self.card, "Equations")
         self.worked = WorkedView("Click a cell of the heatmap: that unit's step is computed here "
                                  "(each gate's pre-activation, its squashing, the cell update) "
@@ -195,6 +198,8 @@ class GatesPanel(InspectorPanel):
         # the range in the curve's title: a line under the text made the panel taller
         set_title(self.curve_plot, f"unit {unit}: {NAMES[gate]} along the probe; text below "
                   f"coloured from {_short(lo)} (dark) to {_short(hi)} (yellow)")
+        self.unrolled.show_steps(self.trace.token_text, series,
+                                 f"{layer.name}, unit {unit}: {NAMES[gate]}")
 
     def _on_cell(self, unit: int, t: int) -> None:
         self.select_unit(unit)
