@@ -40,3 +40,21 @@ def test_each_model_gets_its_own_block_or_none(qtbot):
     assert figure.isVisibleTo(figure.parentWidget() or figure) and figure.scene().items()
     figure.show_block([], "")  # an LSTM: the figure goes
     assert figure.isHidden()
+
+
+def test_the_multi_head_figure_follows_the_heads(qtbot):
+    from workbench.qt.widgets.model_summary_view import heads_of
+    from workbench.qt.widgets.multihead_figure import MultiHeadFigure
+
+    figure = MultiHeadFigure()
+    qtbot.addWidget(figure)
+    assert heads_of(TransformerConfig(d_model=128, num_heads=8)) == (128, 8, True)
+    assert heads_of(LstmConfig()) == (0, 0, False)
+    figure.show_heads(128, 8, causal=True)
+    assert figure.heads_drawn == 4 and not figure.isHidden()  # four drawn, four said
+    texts = [item.toPlainText() for item in figure.scene().items()
+             if hasattr(item, "toPlainText")]
+    assert any("4 more heads" in t for t in texts) and any("d_k = 128 / 8 = 16" in t
+                                                          for t in texts)
+    figure.show_heads(0, 0, False)
+    assert figure.isHidden()

@@ -26,6 +26,7 @@ from workbench.core.recurrent_cells import CELLS, CellKind
 from workbench.qt.widgets.architecture_cards import architecture_card
 from workbench.qt.widgets.block_diagram import BlockDiagram
 from workbench.qt.widgets.cell_figure import CellFigure
+from workbench.qt.widgets.multihead_figure import MultiHeadFigure
 from workbench.qt.widgets.seq2seq_cards import seq2seq_card
 from workbench.qt.widgets.transformer_block_figure import (
     Part,
@@ -97,6 +98,8 @@ class ModelSummaryView(QWidget):
         self.block.hide()
         self.cell = CellFigure()  # inside one cell, for the LSTM family
         self.cell.hide()
+        self.heads = MultiHeadFigure()  # inside the attention, for transformers
+        self.heads.hide()
         self.card = QLabel(wordWrap=True, objectName="equation-card")
         self.card.setTextFormat(Qt.TextFormat.RichText)
         self.card.setAlignment(Qt.AlignmentFlag.AlignTop)
@@ -108,6 +111,7 @@ class ModelSummaryView(QWidget):
         layout.addWidget(self.diagram)
         layout.addWidget(self.block)
         layout.addWidget(self.cell)
+        layout.addWidget(self.heads)
         layout.addWidget(self.card)
         layout.addStretch(1)
 
@@ -118,6 +122,7 @@ class ModelSummaryView(QWidget):
         self.diagram.set_summary(summary)
         self.block.show_block(*block_of(config))
         self.cell.show_cell(cell_of(config))
+        self.heads.show_heads(*heads_of(config))
         if isinstance(config, (RnnSeq2seqConfig, TransformerSeq2seqConfig)):
             self.card.setText(seq2seq_card(config))
             return
@@ -147,6 +152,18 @@ def block_of(config: ModelConfig | None) -> tuple[list[Part], str]:
                         config.norm_placement == "pre", config.causal_mask),
             f"Inside one block (×{config.num_layers}), {config.norm_placement}-LN; dashed: "
             "the residual stream")
+
+
+def heads_of(config: ModelConfig | None) -> tuple[int, int, bool]:
+    """(d_model, heads, causal) of a transformer `config` (an encoder task's encoder, a
+    translator's decoder); (0, 0, False) for other models."""
+    if isinstance(config, TransformerSeq2seqConfig):
+        return config.d_model, config.num_heads, True
+    inner = config.encoder_config() if config is not None else None
+    config = inner or config
+    if isinstance(config, TransformerConfig):
+        return config.d_model, config.num_heads, config.causal_mask
+    return 0, 0, False
 
 
 def cell_of(config: ModelConfig | None) -> CellKind | None:
