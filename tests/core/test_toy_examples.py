@@ -153,3 +153,26 @@ def test_padding_and_masks_use_the_tasks_own_padding():
     assert not np.isneginf(encoder).any()  # the longest row, no causal mask: nothing hidden
     with pytest.raises(ValueError, match="Row 4 is not one of the 3"):
         run("padding", text="a b\nc\nd", row="4")
+
+
+def test_one_hot_says_nothing_of_similarity_dense_vectors_do():
+    worked = run("one-hot")
+    assert matches_printed(example("one-hot"), worked)  # hotel · motel = hotel · cat = 0
+    cosines = worked.values["cosines"]
+    assert cosines[0, 1] > 0.9 and cosines[0, 2] < 0.1
+    assert "closest pair is 'hotel' and 'motel'" in worked.note
+    with pytest.raises(ValueError, match="3 words need 3 dense rows"):
+        run("one-hot", dense="1 0\n0 1")
+
+
+def test_pooling_last_mean_and_max():
+    worked = run("pooling", states="1 -2\n3 0\n-1 4")
+    assert list(worked.values["last"]) == [-1, 4]
+    assert np.allclose(worked.values["result"], [1, 2 / 3])
+    assert list(worked.values["max"]) == [3, 4]
+
+
+def test_the_word2vec_window_slides_over_the_sentence():
+    worked = run("window", sentence="a b c d", centre="b", m="1")
+    slides = worked.lines[-1].working.splitlines()
+    assert slides == ["[a] (b) c d", "(a) [b] (c) d", "a (b) [c] (d)", "a b (c) [d]"]

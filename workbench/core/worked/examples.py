@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.core.worked import activations, padding, toy
+from workbench.core.worked import activations, padding, representations, toy
 from workbench.core.worked.parse import parse_int, parse_matrix, parse_number, parse_vector
 from workbench.core.worked.records import WorkedComputation
 
@@ -143,6 +143,24 @@ EXAMPLES: tuple[ToyExample, ...] = (
         "Keras pad_sequences and masking (the course's seed 002); the encoder tasks' own "
         "padding (core/data/padding.py)",
         "Change the sentences or the row; tick 'a decoder' to add the causal mask."),
+    ToyExample(
+        "one-hot", "One-hot against dense vectors",
+        (ToyInput("words", "words", "hotel motel cat", "text"),
+         ToyInput("dense", "dense vectors (one row a word)",
+                  "0.9 0.1 0.3\n0.8 0.2 0.35\n-0.2 0.9 0.1")),
+        lambda v: representations.one_hot_vs_dense(v["words"].split(), v["dense"]),
+        np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1]]), 0,
+        "The course's one-hot example (seed 002: (w^hotel)ᵀ w^motel = (w^hotel)ᵀ w^cat = 0); "
+        "the dense rows are typed, not the course's",
+        "Type vectors of your own: one-hot stays the identity, the cosines follow the rows."),
+    ToyExample(
+        "pooling", "Pooling hidden states for a classifier",
+        (ToyInput("states", "hidden states h_1 … h_n (one row a token)",
+                  "0.1 0.9 -0.2\n0.5 0.3 0.4\n-0.3 0.6 0.8\n0.2 -0.1 0.5"),),
+        lambda v: representations.pooling_example(v["states"]),
+        None, 0, "Jurafsky & Martin, SLP3 sec. 9.4.2, eq. 9.14 (pooling); the course's "
+        "sentence classification (seed 004)",
+        "Last, mean or max: which keeps a strong signal from the middle of the sentence?"),
     ToyExample(
         "attention-matrix", "An attention matrix (“Hello I love you”)",
         (ToyInput("a", "weights A (rows: queries Hello, I, love, you)", HELLO),

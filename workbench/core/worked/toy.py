@@ -179,5 +179,14 @@ def window_example(sentence: str, centre: str, window: int) -> WorkedComputation
              Line("skip-gram pairs", "(centre, context): predict each context word",
                   ", ".join(f"({a}, {b})" for a, b in pairs), pairs),
              Line("CBOW example", "context → centre: predict the centre from all of them",
-                  f"[{', '.join(context)}] → {words[at]}", context)]
+                  f"[{', '.join(context)}] → {words[at]}", context),
+             Line("the window slides", "each word in turn the centre [w], its context (w)",
+                  "\n".join(_window_at(words, i, window) for i in range(len(words))), words)]
     return WorkedComputation("word2vec window", tuple(lines), values={"result": pairs})
+
+
+def _window_at(words: list[str], at: int, window: int) -> str:
+    """The sentence with word `at` as the centre [w] and its m neighbours each side (w)."""
+    marked = [f"[{w}]" if i == at else f"({w})" if abs(i - at) <= window else w
+              for i, w in enumerate(words)]
+    return " ".join(marked)
