@@ -58,3 +58,23 @@ def test_the_multi_head_figure_follows_the_heads(qtbot):
                                                           for t in texts)
     figure.show_heads(0, 0, False)
     assert figure.isHidden()
+
+
+def test_the_rnn_encoder_decoder_is_drawn_with_its_attention_or_its_bottleneck(qtbot):
+    from workbench.core.config.seq2seq import RnnSeq2seqConfig
+    from workbench.qt.widgets.model_summary_view import ModelSummaryView
+
+    view = ModelSummaryView()
+    qtbot.addWidget(view)
+    figure = view.seq2seq
+
+    def texts():
+        return " ".join(item.toPlainText() for item in figure.scene().items()
+                        if hasattr(item, "toPlainText"))
+
+    figure.show_model(RnnSeq2seqConfig(attention="dot").attention)
+    assert not figure.isHidden() and "c_i = Σ_j α_ij h_j" in texts() and "s_i^T h_j" in texts()
+    figure.show_model("none")
+    assert "bottleneck" in texts() and "c_i" not in texts()
+    figure.show_model("")  # not an RNN encoder-decoder
+    assert figure.isHidden()

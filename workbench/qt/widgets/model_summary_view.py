@@ -28,6 +28,7 @@ from workbench.qt.widgets.block_diagram import BlockDiagram
 from workbench.qt.widgets.cell_figure import CellFigure
 from workbench.qt.widgets.multihead_figure import MultiHeadFigure
 from workbench.qt.widgets.seq2seq_cards import seq2seq_card
+from workbench.qt.widgets.seq2seq_figure import Seq2seqFigure
 from workbench.qt.widgets.transformer_block_figure import (
     Part,
     TransformerBlockFigure,
@@ -100,6 +101,8 @@ class ModelSummaryView(QWidget):
         self.cell.hide()
         self.heads = MultiHeadFigure()  # inside the attention, for transformers
         self.heads.hide()
+        self.seq2seq = Seq2seqFigure()  # an RNN encoder-decoder, with or without attention
+        self.seq2seq.hide()
         self.card = QLabel(wordWrap=True, objectName="equation-card")
         self.card.setTextFormat(Qt.TextFormat.RichText)
         self.card.setAlignment(Qt.AlignmentFlag.AlignTop)
@@ -112,6 +115,7 @@ class ModelSummaryView(QWidget):
         layout.addWidget(self.block)
         layout.addWidget(self.cell)
         layout.addWidget(self.heads)
+        layout.addWidget(self.seq2seq)
         layout.addWidget(self.card)
         layout.addStretch(1)
 
@@ -123,6 +127,8 @@ class ModelSummaryView(QWidget):
         self.block.show_block(*block_of(config))
         self.cell.show_cell(cell_of(config))
         self.heads.show_heads(*heads_of(config))
+        self.seq2seq.show_model(config.attention if isinstance(config, RnnSeq2seqConfig)
+                                else "")
         if isinstance(config, (RnnSeq2seqConfig, TransformerSeq2seqConfig)):
             self.card.setText(seq2seq_card(config))
             return
