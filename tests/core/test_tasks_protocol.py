@@ -206,7 +206,8 @@ def test_a_language_model_checkpoint_records_its_task(tmp_path):
     events = events_of(tiny_request(tmp_path, max_steps=10, eval_every=10))
     run_dir = events[-1].result
     saved = load_checkpoint(f"{run_dir}/checkpoints/latest.json")
-    assert saved.meta["task"] == {"name": "language_model", "teacher_forcing": 1.0}
+    assert saved.meta["task"] == {"name": "language_model", "teacher_forcing": 1.0,
+                                  "start_from": ""}
     assert saved.meta["tokenizer"]["kind"] == "char"
     started = of_type(events, RunStarted)[0]
     assert started.task == "language_model"

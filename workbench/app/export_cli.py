@@ -1,5 +1,6 @@
 """`workbench export RUN_DIR --csv [--out FILE]`: a run's curves as CSV, for a spreadsheet,
-pandas or a plot of one's own.
+pandas or a plot of one's own. `workbench export MODEL --hf FOLDER`: a transformer trained
+with GPT-2's choices (or a fine-tuned GPT-2 folder) as a Hugging Face GPT-2 folder.
 
 Reads the run's metrics.jsonl (damaged lines are skipped and counted, as when the window opens
 a run) and writes one row per logged step, in the order they were logged:
@@ -36,7 +37,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--csv", action="store_true", help="the curves as CSV (one row per "
                         "logged step)")
     parser.add_argument("--out", metavar="FILE", help="write here (default: standard output)")
+    parser.add_argument("--hf", metavar="FOLDER", help="write the model (a run folder or "
+                        "checkpoint) as a Hugging Face GPT-2 folder, created here")
     return parser
+
+
+def export_hf(model: str, folder: str) -> int:
+    from workbench.app.generate_cli import open_checkpoint
+    from workbench.core.jobs import UserFacingError
+    from workbench.core.pretrained.export import export_gpt2
+
+    try:
+        out = export_gpt2(open_checkpoint(Path(model).expanduser()), Path(folder))
+    except UserFacingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(out)
+    return 0
 
 
 def curve_rows(events) -> tuple[list[str], list[dict]]:
@@ -85,8 +102,11 @@ def curves_csv(events) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.hf:
+        return export_hf(args.run, args.hf)
     if not args.csv:
-        print("Choose a format: --csv (the curves as CSV).", file=sys.stderr)
+        print("Choose a format: --csv (the curves as CSV) or --hf FOLDER (the model as a "
+              "GPT-2 folder).", file=sys.stderr)
         return 2
     from workbench.core.jobs import UserFacingError
     from workbench.core.training.runs import read_run

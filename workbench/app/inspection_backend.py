@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -188,21 +188,27 @@ class InspectionBackend:
                                   "directory.")
 
         def job(control: JobControl) -> Iterator[Event]:
-            yield JobFinished(result=snapshot_from_checkpoint(path))
+            yield JobFinished(result=snapshot_from_checkpoint(path, control.check))
 
         return JobSpec(f"Open {path.name}", job)
 
 
-def snapshot_from_checkpoint(path: Path) -> Snapshot:
+def snapshot_from_checkpoint(path: Path, check: Callable[[], object] | None = None
+                             ) -> Snapshot:
     """A checkpoint as a snapshot, once its metadata passed its schema, the model it
     describes matched its tensors (built on the meta device: nothing allocated) and fits in
-    memory."""
+    memory. A Hugging Face model folder (or a file of one) opens as the app's own family.
+    `check` is called while large files are read (a stopped query stops there)."""
     from workbench.core.config.models import config_from_dict
     from workbench.core.models import build_model
+    from workbench.core.pretrained import model_folder_of, snapshot_from_folder
     from workbench.core.training import model_budget
     from workbench.core.training.checkpoint_meta import check_meta
     from workbench.core.training.checkpoints import load_checkpoint
 
+    folder = model_folder_of(path)
+    if folder is not None:  # a Hugging Face model folder (GPT-2 family) or one of its files
+        return snapshot_from_folder(folder, check)
     if path.is_dir() and (path / "checkpoints").is_dir():
         path = path / "checkpoints"
     checkpoint = load_checkpoint(path)

@@ -65,8 +65,10 @@ class TrainingBackend:
             from workbench.core.training_loop.trainer import TrainRequest, train_steps
 
             if recipe.task.needs_corpus:
+                from workbench.core.tasks.pretrained_start import tokens_for_start
+
                 recipe.corpus_sha256 = corpus_hash(corpus.text)
-                data = tokens
+                data = yield from tokens_for_start(recipe.task, corpus, tokens, control)
             else:
                 data = yield from task_data_steps(recipe, control)
             hooks = self.hooks

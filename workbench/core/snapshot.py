@@ -33,6 +33,13 @@ class Snapshot:
         return str(self.task.get("name", "language_model"))
 
     @property
+    def pretrained(self) -> bool:
+        """Opened from a Hugging Face model folder (core/pretrained), not trained here."""
+        return self.tokenizer.get("kind") == "pretrained"
+
+    @property
     def label(self) -> str:
         name = self.run_name or self.arch
+        if self.pretrained and self.step == 0:
+            return f"{name} (pretrained)"
         return f"{name} @ step {self.step}"

@@ -40,8 +40,9 @@ class WindowMenus(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         open_model = _action("Open &model…", self, "Ctrl+Alt+O")
-        open_model.setToolTip("A checkpoint (a run's .json or .safetensors, or a sample model) "
-                              "for every inspector and console")
+        open_model.setToolTip("A checkpoint (a run's .json or .safetensors, or a sample model), "
+                              "or a file of a Hugging Face GPT-2 folder, for every inspector "
+                              "and console")
         open_model.triggered.connect(self.open_model_dialog)
         file_menu.addAction(open_model)
         file_menu.addSeparator()

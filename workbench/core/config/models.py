@@ -185,6 +185,14 @@ class TransformerConfig(ModelConfig):
                               "projection (E = V). Off by default: with post-LN and sinusoidal "
                               "positions a tied character model sat at the unigram loss for "
                               "its first 150+ steps in our runs; untied it learns at once.")
+    activation: str = param("relu", "FFN activation", "The feed-forward layer's nonlinearity: "
+                            "ReLU max(0, x) as Vaswani et al. and the seeds write it, GELU "
+                            "x·Φ(x) (BERT), or GELU's tanh approximation (GPT-2).",
+                            choices=("relu", "gelu", "gelu_tanh"), advanced=True)
+    head_bias: bool = param(True, "Output bias", "A bias b in logits = x V + b. GPT-2 has none "
+                            "(its head is the tied embedding alone): turn it off, with pre-LN "
+                            "and learned positions, for a model that exports as a GPT-2 folder.",
+                            advanced=True)
     causal_mask: bool = param(True, "Causal mask", "Add M (−∞ above the diagonal) to the "
                               "scores so a position sees only itself and the past. Turning it "
                               "off is an ablation: training then reads the next token, the "
@@ -224,6 +232,7 @@ class TransformerEncoderConfig(TransformerConfig):
     causal_mask: bool = param(False, "Causal mask", "An encoder reads both sides, so no mask "
                               "by default. On: every position sees only itself and the past, "
                               "as in a decoder (an ablation).", advanced=True)
+    head_bias: bool = True  # no output layer of its own: the task heads have theirs
     cls_token: bool = param(False, "[CLS] token", "Prepend a learned [CLS] vector at position "
                             "0 (BERT): a classifier may read the sentence from its state. The "
                             "context length must hold it too.")

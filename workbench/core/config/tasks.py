@@ -112,5 +112,11 @@ class LanguageModelTaskConfig(TaskConfig):
         "token with this probability (scheduled sampling, Bengio et al. 2015). Validation "
         "always reads the true text.", min=0.0, max=1.0, step=0.1)
 
+    start_from: str = param(
+        "", "Start from", "A Hugging Face GPT-2 model folder to fine-tune on the corpus (File ▸ "
+        "Open model reads the same folders). Its sizes, weights and tokenizer replace the "
+        "Architecture panel's model and the corpus tokenizer; the held-out text stays the "
+        "same. Empty: a new model.")
+
     def problems(self) -> list[str]:
         return range_problems(self)

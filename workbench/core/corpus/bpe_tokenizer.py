@@ -50,6 +50,7 @@ class BpeTokenizer(Tokenizer):
     """Byte-level BPE from the `tokenizers` library: any text round-trips, nothing is unknown."""
 
     kind = "bpe"
+    byte_level = True  # its pieces are UTF-8 bytes (see ByteTextStream)
 
     def __init__(self, backend) -> None:
         self._backend = backend  # tokenizers.Tokenizer

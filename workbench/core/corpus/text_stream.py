@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import codecs
 
-from workbench.core.corpus.tokenizers import SPECIAL_IDS, UNK, Tokenizer
+from workbench.core.corpus.tokenizers import UNK, Tokenizer
 
 
 class TextStream:
@@ -33,7 +33,7 @@ class TextStream:
 
     def add(self, token_id: int) -> str:
         token_id = int(token_id)
-        if token_id in SPECIAL_IDS and token_id != UNK:
+        if token_id in self.tokenizer.special_ids and token_id != UNK:
             return ""  # pad, bos and eos decode to nothing and change nothing around them
         text = self.tokenizer.decode([token_id])
         piece = text
@@ -60,7 +60,7 @@ class ByteTextStream(TextStream):
 
     def add(self, token_id: int) -> str:
         token_id = int(token_id)
-        if token_id in SPECIAL_IDS:
+        if token_id in self.tokenizer.special_ids:
             return ""  # decode skips every special token, <unk> included
         return self._bytes.decode(self.tokenizer.token_bytes(token_id))
 
@@ -70,6 +70,6 @@ class ByteTextStream(TextStream):
 
 def text_stream(tokenizer: Tokenizer) -> TextStream:
     """A fresh stream for `tokenizer`'s ids."""
-    if hasattr(tokenizer, "token_bytes"):
+    if getattr(tokenizer, "byte_level", False):
         return ByteTextStream(tokenizer)
     return TextStream(tokenizer)

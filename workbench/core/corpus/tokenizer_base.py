@@ -36,6 +36,13 @@ class Tokenizer(ABC):
     # expects every text it reads to start with <bos>.
     boundaries: str = "none"
 
+    # The ids a model reads at a text's start and writes at its end, and the ids that decode
+    # to no text: the app's own tokenizers number them 0-3; a pretrained one (GPT-2's
+    # <|endoftext|> is 50256) says its own.
+    bos_id: int = BOS
+    eos_id: int = EOS
+    special_ids: frozenset[int] = SPECIAL_IDS
+
     @property
     @abstractmethod
     def vocab_size(self) -> int:
@@ -71,7 +78,7 @@ class Tokenizer(ABC):
         except UnicodeEncodeError:
             raise not_text_error(text) from None
         ids = self.encode(text) if text else []
-        return [BOS, *ids] if self.boundaries != "none" else ids
+        return [self.bos_id, *ids] if self.boundaries != "none" else ids
 
     def _described(self, d: dict) -> dict:
         """`to_dict` plus the boundaries, left out when "none" so older checkpoints compare

@@ -27,11 +27,15 @@ def table_problem(table: Any) -> str | None:
     if not isinstance(table, dict):
         return f"the tokenizer table is {shown(table)}, not a table"
     kind = table.get("kind")
-    if kind not in ("char", "word", "bpe"):
-        return f"its tokenizer kind is {shown(kind)}, not one of char, word, bpe"
+    if kind not in ("char", "word", "bpe", "pretrained"):
+        return f"its tokenizer kind is {shown(kind)}, not one of char, word, bpe, pretrained"
     if not isinstance(table.get("boundaries", "none"), str):
         return f"the tokenizer's 'boundaries' is {shown(table['boundaries'])}, not text"
-    if kind == "bpe":
+    if kind == "pretrained":
+        ids = [table.get(key) for key in ("bos_id", "eos_id")]
+        if not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+            return f"the pretrained tokenizer's bos_id and eos_id are {shown(ids)}, not ids"
+    if kind in ("bpe", "pretrained"):
         text = table.get("tokenizer_json")
         if not isinstance(text, str):
             return ("the BPE tokenizer has no 'tokenizer_json' text" if text is None else

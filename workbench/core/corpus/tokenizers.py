@@ -193,6 +193,10 @@ def tokenizer_from_dict(d: dict) -> Tokenizer:
         tokenizer = WordTokenizer(list(d["symbols"]), d["pattern"], d.get("lowercase", False))
     else:
         try:  # the library raises a bare Exception for JSON it cannot read
+            if kind == "pretrained":
+                from workbench.core.corpus.pretrained_tokenizer import PretrainedTokenizer
+
+                return PretrainedTokenizer(d["tokenizer_json"], d["bos_id"], d["eos_id"])
             tokenizer = BpeTokenizer.from_json(d["tokenizer_json"])
         except Exception as exc:  # noqa: BLE001 - any failure here is a damaged table
             raise UserFacingError(f"This model's tokenizer cannot be used: its BPE JSON "

@@ -25,7 +25,6 @@ from workbench.core.generation.stepper import ModelStepper
 from workbench.core.generation.token_batches import ALTERNATIVES, TokenBatches, batches_of
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
 
-BOS, EOS = 2, 3
 BEAM_REPORTS_HZ = 10
 
 
@@ -40,9 +39,9 @@ class GenerationResult:
 
 def prompt_ids(tokenizer, prompt: str) -> list[int]:
     """The prompt's ids; <bos> first for a model trained with text boundaries, and <bos>
-    alone for an empty prompt."""
+    alone for an empty prompt (GPT-2's <|endoftext|>, for a GPT-2 folder)."""
     ids = tokenizer.encode_prompt(prompt)
-    return ids or [BOS]
+    return ids or [tokenizer.bos_id]
 
 
 def generation_job(model: Any, tokenizer: Any, prompt: str, config: GenerationConfig,
@@ -89,6 +88,7 @@ class StopWatch:
 
 
 def _sample(steps, ids, tokenizer, prompt, config, control):
+    eos = tokenizer.eos_id
     draw = Sampler(config.strategy, config.temperature, config.top_k, config.top_p, config.seed)
     batches = TokenBatches(tokenizer, config.temperature)
     generated: list[int] = []
@@ -100,16 +100,16 @@ def _sample(steps, ids, tokenizer, prompt, config, control):
         control.check()
         token = draw(logits)  # from NaN logits too: the batch's check refuses them
         generated.append(token)
-        last = token == EOS or index + 1 == config.max_tokens
+        last = token == eos or index + 1 == config.max_tokens
         # an end token or the last token lets out bytes of an unfinished character
-        piece = stream.end() if token == EOS else stream.add(token)
-        if last and token != EOS:
+        piece = stream.end() if token == eos else stream.add(token)
+        if last and token != eos:
             piece += stream.end()
         pieces.append(piece)
         batch = batches.add(token, piece, logits)
         if batch is not None:
             yield batch
-        if token == EOS:
+        if token == eos:
             stopped_by = "end token"
             break
         if stop.add(piece):
@@ -130,12 +130,13 @@ def _beam(steps, ids, tokenizer, prompt, config, control):
     # a beam stops when its last tokens show the stop sequence: a few tokens per character
     # of it are enough (a token may add no character of its own: a byte of a longer one)
     tail = 4 * len(config.stop_sequence) + 4
+    eos = tokenizer.eos_id
 
     def should_stop(last_tokens: list[int]) -> bool:
         return config.stop_sequence in tokenizer.decode(last_tokens)
 
     search = BeamSearch(steps.start_beams(ids), steps.step_beams, config.beam_width,
-                        config.max_tokens, config.length_penalty, eos_id=EOS,
+                        config.max_tokens, config.length_penalty, eos_id=eos,
                         should_stop=should_stop if config.stop_sequence else None, tail=tail,
                         alternatives=ALTERNATIVES)
     # the tokens of a beam are only final at the end: meanwhile the console shows how far the
@@ -157,8 +158,8 @@ def _beam(steps, ids, tokenizer, prompt, config, control):
     stream, stop = text_stream(tokenizer), StopWatch(config.stop_sequence)
     tokens = best.tokens
     for index, token in enumerate(tokens):
-        piece = stream.end() if token == EOS else stream.add(token)
-        if index + 1 == len(tokens) and token != EOS:
+        piece = stream.end() if token == eos else stream.add(token)
+        if index + 1 == len(tokens) and token != eos:
             piece += stream.end()
         pieces.append(piece)
         stop.add(piece)

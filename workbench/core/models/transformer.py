@@ -12,6 +12,7 @@ run `transformer_steps`, the same weights written out as the seeds' equations.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import torch
 from torch import nn
@@ -29,6 +30,12 @@ from workbench.core.models.base import (
 )
 from workbench.core.models.registry import register_builder
 from workbench.core.trace import LayerTrace, Trace
+
+ACTIVATIONS = {
+    "relu": F.relu,
+    "gelu": F.gelu,  # x·Φ(x), the exact (erf) form
+    "gelu_tanh": partial(F.gelu, approximate="tanh"),  # GPT-2's "gelu_new"
+}
 
 
 def sinusoidal_encoding(positions: int, width: int) -> torch.Tensor:
@@ -58,13 +65,15 @@ class Block(nn.Module):
         self.pre_norm = config.norm_placement == "pre"
         self.qkv = nn.Linear(d, 3 * d)  # W_Q, W_K, W_V side by side
         self.proj = nn.Linear(d, d)  # W_O
-        self.ff_in = nn.Linear(d, config.d_ff)  # FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
+        self.ff_in = nn.Linear(d, config.d_ff)  # FFN(x) = f(x W_1 + b_1) W_2 + b_2
         self.ff_out = nn.Linear(config.d_ff, d)
         self.norm1 = nn.LayerNorm(d)
         self.norm2 = nn.LayerNorm(d)
         self.dropout = config.dropout
         self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
         self.scale_scores = getattr(config, "scale_scores", True)  # off: an ablation
+        # f of the FFN: ReLU as the seeds write it, GELU (BERT) or its tanh form (GPT-2)
+        self.activation = ACTIVATIONS[getattr(config, "activation", "relu")]
 
     def attention(self, x: torch.Tensor, key_mask: torch.Tensor | None = None) -> torch.Tensor:
         """Multi-head self-attention; `key_mask` (B, T) bool, True on real tokens, keeps every
@@ -85,7 +94,7 @@ class Block(nn.Module):
         return self.proj(out.transpose(1, 2).reshape(batch, steps, width))  # (B, T, D)
 
     def feed_forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.ff_out(F.relu(self.ff_in(x)))
+        return self.ff_out(self.activation(self.ff_in(x)))
 
     def forward(self, x: torch.Tensor, key_mask: torch.Tensor | None = None) -> torch.Tensor:
         if self.pre_norm:
@@ -170,7 +179,7 @@ class TransformerLM(TokenPositions, SequenceModel):
         self.blocks = nn.ModuleList(Block(config, causal) for _ in range(config.num_layers))
         # pre-LN leaves the residual stream unnormalised: one more LayerNorm before the head
         self.final_norm = nn.LayerNorm(d) if config.norm_placement == "pre" else nn.Identity()
-        self.head = nn.Linear(d, config.vocab_size)
+        self.head = nn.Linear(d, config.vocab_size, bias=getattr(config, "head_bias", True))
         if config.tie_weights:
             self.head.weight = self.embedding.weight
         self._init_embeddings()

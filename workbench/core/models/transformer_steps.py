@@ -7,7 +7,8 @@
   The ablations of a model config drop M (`causal_mask`) or the 1/√d_k (`scale_scores`).
   MultiHead(X) = Concat(head_1, …, head_h) W_O + b_O
   LayerNorm(x) = γ (x − μ) / √(σ² + ε) + β, with the population variance σ² = mean((x − μ)²)
-  FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
+  FFN(x) = f(x W_1 + b_1) W_2 + b_2, f = max(0, x) as the seeds write it (or GELU, which
+      GPT-2 and BERT use: the model config's `activation`)
 """
 
 from __future__ import annotations
@@ -57,8 +58,8 @@ def feed_forward(block, x: torch.Tensor) -> torch.Tensor:
 
 
 def feed_forward_parts(block, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """(hidden max(0, x W_1 + b_1), output hidden W_2 + b_2)."""
-    hidden = torch.relu(F.linear(x, block.ff_in.weight, block.ff_in.bias))
+    """(hidden f(x W_1 + b_1), output hidden W_2 + b_2)."""
+    hidden = block.activation(F.linear(x, block.ff_in.weight, block.ff_in.bias))
     return hidden, F.linear(hidden, block.ff_out.weight, block.ff_out.bias)
 
 

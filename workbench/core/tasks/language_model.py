@@ -22,6 +22,7 @@ from workbench.core.config.tasks import LanguageModelTaskConfig
 from workbench.core.events import Event, JobFinished, Notice
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
 from workbench.core.tasks.base import Batch, Evaluation, Task, register_task
+from workbench.core.tasks.pretrained_start import PretrainedStart, folder_of, folder_tokenizer
 from workbench.core.training.batches import training_batches, validation_windows
 from workbench.core.training.evaluation import evaluate, sample_text
 from workbench.core.training.metrics import bits_per_token, perplexity
@@ -65,12 +66,16 @@ def corpus_tokens_steps(recipe, control: JobControl, tokenizer=None
 @register_task
 class LanguageModelTask(Task):
     name = LanguageModelTaskConfig.name
+    _start: PretrainedStart | None = None  # a run that fine-tunes a model folder
 
     @classmethod
     def examples(cls, config, recipe, control, vocabulary=None):
         from workbench.core.corpus.tokenizers import tokenizer_from_dict
 
         tokenizer = tokenizer_from_dict(vocabulary) if vocabulary else None
+        folder = folder_of(config)
+        if tokenizer is None and folder is not None:  # fine-tuning: the model's own tokens
+            tokenizer = folder_tokenizer(folder)
         return (yield from corpus_tokens_steps(recipe, control, tokenizer))
 
     def vocabulary(self) -> dict:
@@ -80,6 +85,11 @@ class LanguageModelTask(Task):
         return math.log(max(self.data.vocab_size, 2))  # ln |V| nats per token
 
     def build_model(self, model_config, build: Callable):
+        folder = folder_of(self.config)
+        if folder is not None:  # fine-tuning a model folder: its sizes, not the form's
+            if self._start is None:
+                self._start = PretrainedStart(folder, getattr(model_config, "dropout", 0.1))
+            return self._start.build(self.data.tokenizer, build)
         model = build(dataclasses.replace(model_config, vocab_size=self.data.vocab_size))
         if not getattr(model, "causal", True):
             raise UserFacingError("A bidirectional model sees the token it should predict, so "

@@ -183,7 +183,8 @@ def parse_recipe(text: str, source: str = "recipe", base: Path | None = None) ->
                   corpus_sha256=corpus.get("sha256", ""), task=task, cleaning=cleaning)
 
 
-TASK_PATH_FIELDS = ("path", "test_path", "pretrained")  # files or run folders a task reads
+# files or folders a task reads: data, a pretrained encoder's run, a model folder to fine-tune
+TASK_PATH_FIELDS = ("path", "test_path", "pretrained", "start_from")
 
 
 def _task_paths_from(task, base: Path | None):

@@ -14,7 +14,9 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from workbench.core.jobs import user_message
 from workbench.qt.widgets.dialog_folders import remember, start_folder
 
-CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.json);;All files (*)"
+# a run's checkpoint, or a file of a Hugging Face model folder (which opens the folder)
+CHECKPOINT_FILTER = ("Checkpoints and model folders (*.safetensors *.json *.bin);;"
+                     "All files (*)")
 
 
 def ask_checkpoint_path(parent: QWidget) -> str:

@@ -51,6 +51,11 @@ class TaskPicker(QWidget):
         self.note.setStyleSheet("color: #555555;")
         self.browse = QPushButton("Choose file of pairs…")
         self.browse.clicked.connect(self.choose_file)
+        # a language model may start from a Hugging Face model folder (fine-tuning)
+        self.start_from = QPushButton("Fine-tune a model folder…", objectName="start-from")
+        self.start_from.setToolTip("Choose a GPT-2 model folder (config.json, model.safetensors, "
+                                   "tokenizer.json) to fine-tune on the corpus.")
+        self.start_from.clicked.connect(self.choose_start_folder)
         row = QHBoxLayout()
         row.addWidget(QLabel("Task:"))
         row.addWidget(self.combo, 1)
@@ -62,6 +67,7 @@ class TaskPicker(QWidget):
         layout.addWidget(self.stack)
         layout.addWidget(self.note)
         layout.addWidget(self.browse)
+        layout.addWidget(self.start_from)
         self.combo.currentIndexChanged.connect(self._on_pick)
         self._on_pick(self.combo.currentIndex(), emit=False)
 
@@ -88,7 +94,9 @@ class TaskPicker(QWidget):
         config_type = form.config_type
         self.shape.show_shape(config_type.io_shape)
         self.note.setVisible(config_type.needs_corpus)
-        self.browse.setVisible(any(f.name == "path" for f in form_fields(config_type)))
+        names = {f.name for f in form_fields(config_type)}
+        self.browse.setVisible("path" in names)
+        self.start_from.setVisible("start_from" in names)
         self.browse.setText("Choose CSV file…" if self.name == "forecast"
                             else "Choose file of pairs…")
         if emit:
@@ -109,6 +117,19 @@ class TaskPicker(QWidget):
                                                   "All files (*)")
         if remember("pairs", path):
             self.use_file(path)
+
+    def choose_start_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Model folder to fine-tune",
+                                                start_folder("model folder"))
+        if remember("model folder", path):
+            self.use_value("start_from", path)
+
+    def use_value(self, name: str, value: str) -> None:
+        form = self.forms[self.name]
+        config = form.config()
+        if config is not None:
+            form.set_config(dataclasses.replace(config, **{name: value}))
+            self._emit()
 
     def use_file(self, path: str) -> None:
         form = self.forms[self.name]

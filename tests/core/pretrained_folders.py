@@ -1,0 +1,56 @@
+"""Tiny Hugging Face model folders the tests build themselves with `transformers` and
+`tokenizers` (random weights, 2 layers): nothing is downloaded."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+TEXT = ["the cat sat on the mat. " * 40, "But soft, what light through yonder window breaks? "
+        "It is the east, and Juliet is the sun. " * 5]
+
+
+def gpt2_tokenizer_json() -> str:
+    """A byte-level BPE shaped like GPT-2's: its pieces first, <|endoftext|> last."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=320, show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tokenizer.train_from_iterator(TEXT, trainer=trainer)
+    tokenizer.add_special_tokens(["<|endoftext|>"])
+    return tokenizer.to_str()
+
+
+def make_gpt2_folder(folder: Path, safetensors: bool = True, seed: int = 0, **options) -> Path:
+    """A 2-layer GPT-2 of width 32 saved as `save_pretrained` saves it, with its tokenizer."""
+    import torch
+    from tokenizers import Tokenizer
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    text = gpt2_tokenizer_json()
+    size = Tokenizer.from_str(text).get_vocab_size()
+    eos = size - 1
+    settings = dict(vocab_size=size, n_positions=64, n_embd=32, n_layer=2, n_head=4,
+                    bos_token_id=eos, eos_token_id=eos)
+    torch.manual_seed(seed)
+    model = GPT2LMHeadModel(GPT2Config(**{**settings, **options}))
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder)
+    if not safetensors:  # the older format, as GPT-2's own repository still holds it
+        torch.save(model.state_dict(), folder / "pytorch_model.bin")
+        (folder / "model.safetensors").unlink()
+    (folder / "tokenizer.json").write_text(text, encoding="utf-8")
+    return folder
+
+
+def reference_gpt2(folder: Path):
+    """The folder as `transformers` opens it, with eager attention (weights returned)."""
+    from transformers import GPT2LMHeadModel
+
+    return GPT2LMHeadModel.from_pretrained(folder, local_files_only=True,
+                                           attn_implementation="eager").eval()

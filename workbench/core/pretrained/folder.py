@@ -1,0 +1,198 @@
+"""Reading a Hugging Face model folder, every file bounded and checked before any weight is
+allocated: config.json first (which family, which sizes), then the weights file's header (the
+names and shapes it holds, compared with what the config predicts, and the memory they need),
+then the weights themselves and the fast tokenizer's tokenizer.json.
+
+Only safetensors and, through `torch.load(weights_only=True)`, pytorch_model.bin are read: a
+pickle that could run code never is.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from workbench.core.config.models import config_to_dict, settings_problems
+from workbench.core.corpus.pretrained_tokenizer import PretrainedTokenizer
+from workbench.core.files.bounded import (
+    check_regular,
+    open_regular,
+    read_bytes,
+    read_json,
+    read_text,
+)
+from workbench.core.jobs import UserFacingError
+from workbench.core.pretrained import gpt2
+from workbench.core.snapshot import Snapshot
+
+FAMILIES = {"gpt2": gpt2}
+HEADER_LIMIT = 100 * 2**20  # a safetensors header is names and shapes: kilobytes, not this
+
+
+FOLDER_FILES = ("config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json")
+
+
+def is_model_folder(path: Path) -> bool:
+    """A folder with a config.json and no run of the app's own (those have checkpoints/)."""
+    return (path.is_dir() and (path / "config.json").is_file()
+            and not (path / "checkpoints").is_dir())
+
+
+def model_folder_of(path: Path) -> Path | None:
+    """The model folder `path` is, or one of whose files it is (a file dialog picks a file:
+    its model.safetensors or config.json), else None."""
+    if is_model_folder(path):
+        return path
+    if path.name in FOLDER_FILES and is_model_folder(path.parent):
+        return path.parent
+    return None
+
+
+def snapshot_from_folder(path: Path, check: Callable[[], object] | None = None) -> Snapshot:
+    """The folder's model as a snapshot of the app's own family, or `UserFacingError` saying
+    what is missing, damaged or not supported."""
+    model_config, weights = open_model(path, check)
+    tokenizer = open_tokenizer(path)
+    return Snapshot(model_config=config_to_dict(model_config), weights=weights,
+                    tokenizer=tokenizer.to_dict(), run_name=path.name,
+                    run_dir=str(path.resolve()))
+
+
+def model_config_of(path: Path) -> Any:
+    """The app's model config for the folder, from its config.json alone."""
+    config = _config(path)
+    model_config = FAMILIES[config["model_type"]].model_config(config)
+    problems = settings_problems(model_config)
+    if problems:
+        raise UserFacingError(f"{path.name}: its config.json gives a model the workbench cannot "
+                              "build: " + " ".join(problems))
+    return model_config
+
+
+def open_model(path: Path, check: Callable[[], object] | None = None
+               ) -> tuple[Any, dict[str, np.ndarray]]:
+    """The app's model config and the weights under the app's names (float32 numpy), checked
+    against each other and against free memory before the weights are read."""
+    model_config = model_config_of(path)
+    family = FAMILIES[_config(path)["model_type"]]
+    from workbench.core.models import build_model
+    from workbench.core.training import model_budget
+
+    shapes = model_budget.shapes_on_meta(lambda: build_model(model_config))
+    weights_file = _weights_file(path)
+    where = f"The model folder {path.name}"
+    # the config's size, then the file's tensors, before a byte of weights is read
+    model_budget.check_memory(shapes, model_budget.INFERENCE_BYTES, f"Opening {path.name}")
+    if weights_file.suffix == ".safetensors":
+        model_budget.check_fits(shapes, _saved_shapes(weights_file, family,
+                                                      model_config.tie_weights), where)
+    weights = family.app_weights(_read_tensors(weights_file, check), model_config.tie_weights)
+    model_budget.check_fits(shapes, weights, where)
+    return model_config, weights
+
+
+def open_tokenizer(path: Path) -> PretrainedTokenizer:
+    """The folder's own tokenizer (tokenizer.json), with its start and end ids."""
+    return _tokenizer(path, _config(path), model_config_of(path).vocab_size)
+
+
+def _config(path: Path) -> dict[str, Any]:
+    try:
+        config = read_json(path / "config.json", "settings")
+    except (OSError, ValueError) as exc:
+        raise UserFacingError(f"{path.name}/config.json cannot be read: {exc}") from None
+    if not isinstance(config, dict):
+        raise UserFacingError(f"{path.name}/config.json is not a table of settings.")
+    kind = config.get("model_type")
+    if kind not in FAMILIES:
+        raise UserFacingError(
+            f"{path.name} holds a model of type {kind!r}; the workbench opens the GPT-2 family "
+            "(model_type \"gpt2\": GPT-2, DistilGPT-2 and models saved in its shape). "
+            "A folder of another family cannot be opened yet.")
+    return config
+
+
+def _weights_file(path: Path) -> Path:
+    for name in ("model.safetensors", "pytorch_model.bin"):
+        if (path / name).is_file():
+            return path / name
+    if (path / "model.safetensors.index.json").is_file():
+        raise UserFacingError(f"{path.name} holds its weights in several shards; the workbench "
+                              "reads one model.safetensors file.")
+    raise UserFacingError(f"{path.name} has no model.safetensors (or pytorch_model.bin): copy "
+                          "the whole model folder, weights included.")
+
+
+def _saved_shapes(file: Path, family, tied: bool) -> dict[str, _Shape]:
+    """The app's names and shapes of the tensors a safetensors file holds, read from its
+    header alone: nothing is allocated for a file that does not fit the config."""
+    try:
+        with open_regular(file) as handle:
+            (size,) = struct.unpack("<Q", handle.read(8))
+            if size > HEADER_LIMIT:
+                raise ValueError("its header is too long")
+            header = json.loads(handle.read(size))
+        shapes = {}
+        for name, entry in header.items():
+            target = None if name == "__metadata__" else family.app_name(name)
+            if target is not None:
+                shapes[target] = _Shape(family.app_shape(name, tuple(entry["shape"])))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, struct.error) as exc:
+        raise UserFacingError(f"{file.name} is not a safetensors file that can be read "
+                              f"({exc}); copy the model folder again.") from None
+    if tied and "embedding.weight" in shapes:
+        shapes["head.weight"] = shapes["embedding.weight"]
+    return shapes
+
+
+class _Shape:
+    """A tensor known by its shape alone (what `check_fits` compares)."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = shape
+
+
+def _read_tensors(file: Path, check: Callable[[], object] | None = None
+                  ) -> dict[str, np.ndarray]:
+    """Every tensor of the file as float32 numpy (half-precision weights widened)."""
+    from safetensors import SafetensorError
+    from safetensors.torch import load
+
+    try:
+        if file.suffix == ".safetensors":
+            tensors = load(read_bytes(file, "weights", check))
+        else:
+            check_regular(file)
+            tensors = torch.load(file, map_location="cpu", weights_only=True)
+    except (OSError, RuntimeError, ValueError, EOFError, SafetensorError) as exc:
+        raise UserFacingError(f"{file.name} cannot be read ({exc}); the file is damaged or "
+                              "was cut short. Copy the model folder again.") from None
+    if not isinstance(tensors, dict):
+        raise UserFacingError(f"{file.name} holds no table of tensors.")
+    return {k: v.detach().float().numpy() for k, v in tensors.items()
+            if isinstance(v, torch.Tensor)}
+
+
+def _tokenizer(path: Path, config: dict[str, Any], vocab_size: int) -> PretrainedTokenizer:
+    file = path / "tokenizer.json"
+    if not file.is_file():
+        raise UserFacingError(
+            f"{path.name} has no tokenizer.json (the fast tokenizer's file). Where the folder "
+            "has vocab.json and merges.txt instead, on a machine with `transformers` run "
+            "AutoTokenizer.from_pretrained(folder).save_pretrained(folder) to write it.")
+    try:
+        tokenizer = PretrainedTokenizer(read_text(file, "tokenizer"),
+                                        config.get("bos_token_id"), config.get("eos_token_id"))
+    except Exception as exc:  # noqa: BLE001 - the library raises a bare Exception for bad JSON
+        raise UserFacingError(f"{path.name}/tokenizer.json cannot be read ({exc}).") from None
+    if tokenizer.vocab_size > vocab_size:
+        raise UserFacingError(f"{path.name}: its tokenizer has {tokenizer.vocab_size:,} tokens "
+                              f"but the model only {vocab_size:,}; they belong to different "
+                              "models.")
+    return tokenizer
