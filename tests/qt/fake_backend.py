@@ -298,6 +298,16 @@ class FakeModels:
     def matched_size_job(self, config, target):
         return finished(MatchedSize(config.arch, ("hidden_size",), 64, 1000, target.arch, 1000))
 
+    def folder_config_job(self, path):
+        """Any folder holds a small GPT-2: its own sizes and 320 tokens."""
+        from workbench.core.config.models import TransformerConfig
+
+        return finished(TransformerConfig(vocab_size=320, d_model=32, num_heads=4, num_layers=2,
+                                          d_ff=128, context_length=64, dropout=0.0,
+                                          positional="learned", norm_placement="pre",
+                                          tie_weights=True, activation="gelu_tanh",
+                                          head_bias=False))
+
 
 # --- training ---------------------------------------------------------------------------------
 

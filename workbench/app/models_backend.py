@@ -55,6 +55,23 @@ class ModelsBackend:
 
         return JobSpec(f"Match {config.title} to {target.title}", job)
 
+    def folder_config_job(self, path: str) -> JobSpec:
+        """A query whose result is the model config of a Hugging Face model folder (what a
+        language model that starts from it trains), read from its config.json."""
+
+        def job(control: JobControl) -> Iterator[Event]:
+            from pathlib import Path
+
+            from workbench.core.pretrained import model_config_of, model_folder_of
+
+            folder = model_folder_of(Path(path).expanduser())
+            if folder is None:
+                raise UserFacingError(f"{path} is not a model folder (a folder with "
+                                      "config.json, model.safetensors and tokenizer.json).")
+            yield JobFinished(result=model_config_of(folder))
+
+        return JobSpec("Read the model folder's settings", job)
+
     def matched_size(self, config: Any, target: Any) -> int:
         """The proposed width, computed here (for scripts and tests; the panel uses the job)."""
         from workbench.core.jobs import drive

@@ -183,6 +183,10 @@ class ModelsApi(Protocol):
     def matched_size_job(self, config: ModelConfig,
                          target: ModelConfig) -> JobSpec[MatchedSize]: ...
 
+    def folder_config_job(self, path: str) -> JobSpec[ModelConfig]:
+        """The model a Hugging Face model folder holds, as the app's config."""
+        ...
+
 
 class TrainingApi(Protocol):
     """Training runs and the run folders they write (results of train jobs: the run folder)."""

@@ -38,6 +38,9 @@ ACTIVATIONS = {
 }
 
 
+GELU_NAMES = {"gelu": "GELU", "gelu_tanh": "GELU (tanh)"}
+
+
 def sinusoidal_encoding(positions: int, width: int) -> torch.Tensor:
     """P[pos, 2i] = sin(pos / 10000^{2i/d}), P[pos, 2i+1] = cos(pos / 10000^{2i/d}).
 
@@ -234,6 +237,8 @@ def attention_convention(model) -> str:
              f"{config.norm_placement}-LN"]
     if config.positional == "none":
         parts.append("no positions (ablation)")
+    if getattr(config, "activation", "relu") != "relu":  # ReLU, as the seeds write it, unsaid
+        parts.append(f"{GELU_NAMES[config.activation]} feed-forward")
     return "; ".join(parts)
 
 

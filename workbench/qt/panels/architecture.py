@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.config.base import ModelConfig, TaskConfig
+from workbench.core.config.fields import field_values
 from workbench.core.config.models import architectures_for
 from workbench.core.config.summary import MatchedSize, ModelSummary
 from workbench.core.config.tasks import DEFAULT_TASK, TASK_CONFIGS
@@ -38,6 +39,7 @@ from workbench.qt.widgets.counted_sizes import CountedSizes, vocabulary_text
 from workbench.qt.widgets.matched_size_box import MatchedSizeBox
 from workbench.qt.widgets.model_forms import ModelForms
 from workbench.qt.widgets.model_summary_view import ModelSummaryView
+from workbench.qt.widgets.start_from_model import StartFromModel
 from workbench.qt.widgets.task_picker import TaskPicker
 
 if TYPE_CHECKING:
@@ -81,6 +83,9 @@ class ArchitecturePanel(Panel):
         self._fill_pickers()
         self.picker.currentIndexChanged.connect(self._on_pick)
         self.task_picker.changed.connect(self._on_task_form)
+        # a language model that fine-tunes a model folder: the folder's model is shown, locked
+        self.start_from = StartFromModel(controller, [self.picker, self.stack, self.matched], self)
+        self.start_from.changed.connect(self._on_start_from)
         self.bidirectional_note = QLabel(BIDIRECTIONAL_NOTE, wordWrap=True)
         self.bidirectional_note.setStyleSheet("color: #8a4b00;")
         self.vocab_label = QLabel(wordWrap=True)
@@ -95,6 +100,7 @@ class ArchitecturePanel(Panel):
 
         left = QVBoxLayout()
         left.addWidget(self.task_picker)
+        left.addWidget(self.start_from.note)
         pick_row = QHBoxLayout()
         pick_row.addWidget(QLabel("Architecture:"))
         pick_row.addWidget(self.picker, 1)
@@ -138,6 +144,8 @@ class ArchitecturePanel(Panel):
     def config(self) -> ModelConfig | None:
         """The form's config with the session's vocabulary, or None while it is invalid.
         (An encoder-decoder's two vocabularies come from its task's data when it trains.)"""
+        if self.start_from.config is not None:  # the folder's own, vocabulary included
+            return self.start_from.config
         config = self.form.config()
         if config is None or config.problems():
             return None
@@ -173,6 +181,13 @@ class ArchitecturePanel(Panel):
         if config != self.controller.task_config:
             self.controller.set_task_config(config)
         self._on_tokens(self.controller.tokens)
+        self.start_from.follow(str(field_values(config).get("start_from", "")))
+
+    def _on_start_from(self, config: ModelConfig | None) -> None:
+        if config is not None:
+            self.controller.set_model_config(config)  # shown through _on_session_config
+        else:
+            self._on_form_changed(self.form.config())
 
     @Slot(object)
     def _on_session_task(self, config: TaskConfig | None) -> None:
@@ -180,6 +195,7 @@ class ArchitecturePanel(Panel):
         config = config if config is not None else TASK_CONFIGS[DEFAULT_TASK]()
         if self.task_picker.config() != config:
             self.task_picker.set_config(config)
+        self.start_from.follow(str(field_values(config).get("start_from", "")))
 
     def _on_pick(self, index: int) -> None:
         arch = self.picker.itemData(index)

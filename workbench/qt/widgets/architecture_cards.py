@@ -66,10 +66,25 @@ def transformer_frame(config: TransformerConfig | None) -> str:
     cite = ("Radford et al. 2019 (GPT-2); Xiong et al. 2020." if pre else
             "Vaswani et al. 2017, sec. 3.1; Jurafsky &amp; Martin, SLP3 ch. 9, eqs. 9.37–9.38.")
     block = PRE_BLOCK if pre else POST_BLOCK
+    notes = LAYER_NORM
     if config is not None and not config.causal_mask:
         block = block.replace("MaskedMultiHead", "MultiHead")
+    if config is not None and config.activation in GELU_FORMS:
+        for z in ("X", "z"):  # the FFN's nonlinearity as this model computes it
+            block = block.replace(f"max{{0, {z} W<sub>1</sub> + b<sub>1</sub>}}",
+                                  f"GELU({z} W<sub>1</sub> + b<sub>1</sub>)")
+        notes += " " + GELU_FORMS[config.activation]
+    if config is not None and not config.head_bias:
+        block = block.replace(" + b<sub>out</sub>", "")  # GPT-2's head has no bias
     return (f"<b>Transformer decoder block</b>, {title}<br>{embedding_line(config)}{block}"
-            f"<small>{LAYER_NORM}</small>{source(cite)}")
+            f"<small>{notes}</small>{source(cite)}")
+
+
+GELU_FORMS = {
+    "gelu": "GELU(x) = x Φ(x), Φ the standard normal's distribution function (Hendrycks and "
+            "Gimpel 2016; BERT).",
+    "gelu_tanh": "GELU in GPT-2's tanh form: 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))).",
+}
 
 
 # What an encoder task's head computes from the encoder's states h_1 … h_n (SLP3 9.4).

@@ -155,7 +155,8 @@ def block_of(config: ModelConfig | None) -> tuple[list[Part], str]:
     if not isinstance(config, TransformerConfig):
         return [], ""
     return (block_parts(config.d_model, config.num_heads, config.d_ff,
-                        config.norm_placement == "pre", config.causal_mask),
+                        config.norm_placement == "pre", config.causal_mask,
+                        activation=config.activation),
             f"Inside one block (×{config.num_layers}), {config.norm_placement}-LN; dashed: "
             "the residual stream")
 

@@ -26,8 +26,11 @@ class Part:
     residual_from: int = -1  # an ⊕'s: the index of the part its skip arrow leaves from
 
 
+ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU (tanh)"}
+
+
 def block_parts(d_model: int, heads: int, d_ff: int, pre_norm: bool, causal: bool,
-                cross: bool = False) -> list[Part]:
+                cross: bool = False, activation: str = "relu") -> list[Part]:
     """The parts of one block, in the order the stream meets them."""
     d_k = d_model // max(heads, 1)
     attention = (f"{'Masked m' if causal else 'M'}ulti-head attention\n{heads} heads × "
@@ -35,7 +38,8 @@ def block_parts(d_model: int, heads: int, d_ff: int, pre_norm: bool, causal: boo
     sublayers = [("attention", attention)]
     if cross:
         sublayers.append(("cross", "Cross-attention\nQ from x, K and V from the encoder"))
-    sublayers.append(("ffn", f"Feed-forward\n{d_model} → {d_ff} → {d_model}, ReLU"))
+    name = ACTIVATION_NAMES.get(activation, activation)
+    sublayers.append(("ffn", f"Feed-forward\n{d_model} → {d_ff} → {d_model}, {name}"))
     parts = [Part("io", f"x\n(T × {d_model})")]
     for kind, title in sublayers:
         start = len(parts) - 1  # the skip leaves from the stream before the sublayer

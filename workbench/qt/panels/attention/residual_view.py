@@ -1,9 +1,10 @@
 """Inside a transformer block (the Attention inspector's "Residual stream" tab), from the trace
 of the probe: the size ‖x‖₂ of the residual stream at each step through the blocks (the mean
 over the probe's tokens and the chosen token's), the chosen token's vector before and after a
-LayerNorm with its mean and spread, and the feed-forward layer's hidden units (after the ReLU)
-for every token. Post-LN normalises the stream after each sublayer, so its size stays near √d;
-pre-LN adds to it and lets it grow (SLP3 ch. 9, sec. 9.7.1; Xiong et al. 2020)."""
+LayerNorm with its mean and spread, and the feed-forward layer's hidden units (after the ReLU,
+or the GELU of GPT-2 and BERT) for every token. Post-LN normalises the stream after each
+sublayer, so its size stays near √d; pre-LN adds to it and lets it grow (SLP3 ch. 9, sec.
+9.7.1; Xiong et al. 2020)."""
 
 from __future__ import annotations
 
@@ -121,9 +122,14 @@ class ResidualView(QWidget):
             f"{layer_norm_stats(after)}.")
         hidden = np.asarray(layer.values["ffn_hidden"], np.float64)  # (T, d_ff)
         zero = float((hidden <= 0).mean()) * 100
+        if "GELU" in layer.convention:  # GPT-2 and BERT: x·Φ(x), small negatives pass
+            title = (f"{layer.name}: FFN hidden units GELU(x W₁ + b₁), {zero:.0f} % at or "
+                     "below zero")
+        else:
+            title = (f"{layer.name}: FFN hidden units max(0, x W₁ + b₁), {zero:.0f} % zero "
+                     "(the ReLU)")
         self.ffn.set_data(hidden.T, [str(u) for u in range(hidden.shape[1])], self.tokens,
-                          title=f"{layer.name}: FFN hidden units max(0, x W₁ + b₁), "
-                                f"{zero:.0f} % zero (the ReLU)")
+                          title=title)
 
     def _stream_data(self) -> tuple[list[str], list[list]]:
         names, norms = stream_stages(self.layers)
