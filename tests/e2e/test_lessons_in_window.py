@@ -62,7 +62,9 @@ def test_every_lesson_walks_in_the_real_window(qtbot, settings, monkeypatch):
             assert widget.isVisible(), f"{lesson.key}, step {index + 1}: '{control}' hidden"
             assert window.spotlight.target is widget
         assert len(panel.done) == len(lesson.steps)
-    # what the steps set up is really there: the last lesson's recipe, lesson 12's prompt
-    assert window.panels["training"].recipe.name == "series-lstm"  # lesson 20's
-    assert window.panels["generate"].prompt.toPlainText() == ""
+    # what the steps set up is really there: lesson 20's recipe, the last lesson's model
+    # folder and prompt
+    assert window.panels["training"].recipe.name == "series-lstm"
+    assert controller.snapshot.label == "gpt2 (pretrained)"
+    assert window.panels["generate"].prompt.toPlainText() == "Once upon a time"
     controller.shutdown()

@@ -17,7 +17,7 @@ from tests.qt.window_size import resize_window
 from workbench.core.config.encoder_tasks import MaskedLmTaskConfig
 from workbench.core.lesson_setup import inherited, step_setup
 from workbench.core.lessons import load_lessons
-from workbench.core.resources import resource_path
+from workbench.core.resources import resource_path, user_model_folder
 from workbench.qt.widgets.spotlight import find_control
 
 LESSONS, _ = load_lessons()
@@ -65,6 +65,8 @@ def check(window, lesson, index: int) -> None:
     assert set(step.panels) <= shown, where
     if "checkpoint" in setup:
         assert controller.snapshot.run_dir == str(resource_path(setup["checkpoint"])), where
+    if "pretrained" in setup:  # a model folder the classroom copied in
+        assert controller.snapshot.run_dir == str(user_model_folder(setup["pretrained"])), where
     if "recipe" in setup:
         recipe = panels["training"].recipe
         assert recipe is not None and controller.task_config == recipe.task, where

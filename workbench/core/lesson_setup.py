@@ -9,7 +9,8 @@ step only changes part of it (generation settings, an example's inputs). What th
 (its panels, tab and highlight) stays its own.
 
 Kinds of state, and how a later step's key replaces an earlier one's:
-- the model: the last step naming any of checkpoint / recipe / model gives all of them;
+- the model: the last step naming any of checkpoint / pretrained / recipe / model gives all
+  of them;
 - task, tokenizer, vectors, probe, prompt: the last value;
 - example and inputs: the last example, with the inputs typed since it was chosen;
 - generation: every step's settings merged, later over earlier.
@@ -21,13 +22,14 @@ from typing import Any
 
 from workbench.core.lessons import Lesson
 
-MODEL_KEYS = ("checkpoint", "recipe", "model")
+MODEL_KEYS = ("checkpoint", "pretrained", "recipe", "model")
 LAST_VALUE_KEYS = ("task", "tokenizer", "vectors", "probe", "prompt")
 SHOWN_KEYS = ("panel", "tab", "highlight")  # what a step shows: never inherited
 # the order the runner applies them in: the task before the model (a recipe sets its own
 # task), the tokenizer before the model (the vocabulary it counts), the model before the
 # probe and the generation settings that act on it
-APPLY_ORDER = ("task", "tokenizer", "recipe", "checkpoint", "model", "vectors", "example",
+APPLY_ORDER = ("task", "tokenizer", "recipe", "checkpoint", "pretrained", "model", "vectors",
+               "example",
                "inputs", "probe", "generation", "prompt")
 
 

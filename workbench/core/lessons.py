@@ -17,6 +17,7 @@ needs = ["seq2seq"]            # tasks the app must have (else the lesson says i
 do = "The instruction the student reads."
 panel = "attention"            # show this panel (or a list: ["training", "gradients"])
 checkpoint = "models/char-transformer"   # open this model in the inspectors (resources/)
+pretrained = "gpt2"                      # open this model folder (the user's models folder)
 recipe = "lessons/recipes/no-mask.toml"  # open this recipe in the Training panel
 model = { arch = "rnn", nonlinearity = "relu" }  # choose this architecture and settings
 tokenizer = { boundaries = "lines" }     # tokenize the corpus with these settings
@@ -46,8 +47,8 @@ from typing import Any
 from workbench.core.files import bounded
 from workbench.core.resources import resource_path
 
-ACTIONS = ("panel", "checkpoint", "recipe", "model", "tokenizer", "probe", "example", "inputs",
-           "vectors", "generation", "prompt", "highlight", "task", "tab")
+ACTIONS = ("panel", "checkpoint", "pretrained", "recipe", "model", "tokenizer", "probe",
+           "example", "inputs", "vectors", "generation", "prompt", "highlight", "task", "tab")
 RESOURCE_ACTIONS = ("checkpoint", "recipe", "vectors")  # paths inside resources/
 # the panel an action fills, shown when a step names no panel itself (a step that only opens
 # a checkpoint or types a probe keeps the panels of the step before)
@@ -82,6 +83,13 @@ class LessonStep:
         if not names:
             names = [ACTION_PANELS[a] for a in self.actions if a in ACTION_PANELS]
         return tuple(dict.fromkeys(names))
+
+
+def pretrained_folders(lesson: Lesson) -> list[str]:
+    """The model folders (names in the user's models folder) a lesson's steps open."""
+    names = [str(step.actions["pretrained"]) for step in lesson.steps
+             if "pretrained" in step.actions]
+    return list(dict.fromkeys(names))
 
 
 @dataclass(frozen=True)
@@ -129,6 +137,10 @@ def parse_lesson(text: str, key: str, path: Path | None = None) -> Lesson:
                                            and all(isinstance(n, str) for n in panel))):
             raise LessonError(f"{name}, step {number}: panel must be a panel's name or a list "
                               "of names, e.g. panel = [\"training\", \"gradients\"].")
+        folder = raw.get("pretrained", "x")
+        if not isinstance(folder, str) or not folder or "/" in folder or "\\" in folder:
+            raise LessonError(f"{name}, step {number}: pretrained must be the name of a folder "
+                              "in the models folder, such as pretrained = \"gpt2\".")
         steps.append(LessonStep(str(raw["do"]).strip(),
                                 {k: v for k, v in raw.items() if k != "do"}))
     questions = data.get("questions", [])

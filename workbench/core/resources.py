@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -48,3 +49,21 @@ def full_corpus_path() -> Path:
 def dataset_path(*parts: str) -> Path:
     """A labelled data set that ships with the app (see resources/datasets/PROVENANCE.md)."""
     return resource_path("datasets", *parts)
+
+
+MODELS_ENV = "WORKBENCH_MODELS_DIR"
+
+
+def user_models_dir() -> Path:
+    """Where a classroom copies pretrained model folders (a lesson's `pretrained = "gpt2"` is
+    the folder `gpt2` here): `$WORKBENCH_MODELS_DIR`, else the app's data folder's models/."""
+    given = os.environ.get(MODELS_ENV, "").strip()
+    if given:
+        return Path(given).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("sequence-workbench")) / "models"
+
+
+def user_model_folder(name: str) -> Path:
+    return user_models_dir() / name

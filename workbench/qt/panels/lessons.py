@@ -27,12 +27,13 @@ from PySide6.QtWidgets import (
 from workbench.core.config.models import config_from_dict, config_to_dict
 from workbench.core.config.tasks import TASK_CONFIGS
 from workbench.core.lesson_setup import step_setup
-from workbench.core.lessons import Lesson, load_lessons
-from workbench.core.resources import resource_path
+from workbench.core.lessons import Lesson, load_lessons, pretrained_folders
+from workbench.core.resources import resource_path, user_model_folder
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.checkpoint_open import open_checkpoint
 from workbench.qt.widgets.long_text_combo import LongTextCombo
 from workbench.qt.widgets.math_text import math_html
+from workbench.qt.widgets.model_folder_note import absent_folder_note
 
 HIGHLIGHT_DELAY_MS = 350  # let the panel the step opened lay itself out first
 READABLE_CHARACTERS = 110  # the page's widest lines, in average characters of its font
@@ -145,6 +146,13 @@ class LessonsPanel(Panel):
         """The tasks a lesson needs that this app does not have (yet)."""
         return [need for need in lesson.needs if need not in TASK_CONFIGS]
 
+    @staticmethod
+    def absent_folders(lesson: Lesson) -> list[str]:
+        """The model folders a lesson opens that this machine does not have (a classroom
+        copies them in: no model is downloaded)."""
+        return [name for name in pretrained_folders(lesson)
+                if not (user_model_folder(name) / "config.json").is_file()]
+
     def choose(self, key: str) -> None:
         index = self.list.findData(key)
         if index < 0:
@@ -174,7 +182,7 @@ class LessonsPanel(Panel):
         self.steps_box.setParent(None)
         self.steps_box.deleteLater()
         self.steps_box = box
-        waits = self.missing(lesson)
+        waits, absent = self.missing(lesson), self.absent_folders(lesson)
         for index, step in enumerate(lesson.steps):
             number = QLabel(f"<b>{index + 1}.</b>")
             text = QLabel(math_html(step.do))
@@ -182,18 +190,19 @@ class LessonsPanel(Panel):
             text.setWordWrap(True)
             button = QPushButton("Set up" if step.actions else "Done")
             button.setObjectName(f"lesson-step-{index + 1}")
-            button.setEnabled(not waits)
+            button.setEnabled(not waits and not absent)
             button.clicked.connect(lambda _=False, i=index: self.run_step(i))
             grid.addWidget(number, index, 0, Qt.AlignmentFlag.AlignTop)
             grid.addWidget(text, index, 1)
             grid.addWidget(button, index, 2, Qt.AlignmentFlag.AlignTop)
             self.step_buttons.append(button)
-        self.next_button.setEnabled(not waits)
+        self.next_button.setEnabled(not waits and not absent)
         self.previous_button.setEnabled(row > 0)
         self.following_button.setEnabled(row < len(self.lessons) - 1)
         questions = "".join(f"<li>{math_html(q)}</li>" for q in lesson.questions)
         wait_note = (f"<p style='color:#9a6700'>This lesson needs {', '.join(waits)}, which "
                      "this version of the app does not have yet.</p>" if waits else "")
+        wait_note += "".join(absent_folder_note(name) for name in absent)
         self._to_top()
         self.footer.setText(
             wait_note + _paragraph("What to look at", lesson.look)
@@ -235,6 +244,8 @@ class LessonsPanel(Panel):
                 continue
             if action == "checkpoint":
                 self._open_model(str(resource_path(str(value))))
+            elif action == "pretrained":
+                self._open_model(str(user_model_folder(str(value))))
             elif action == "model":
                 self.controller.set_model_config(self._model_config(dict(value)))
             elif action == "task":
@@ -281,3 +292,4 @@ class LessonsPanel(Panel):
         self._opened = (path, id(snapshot))
         self.controller.set_snapshot(snapshot)
         self.controller.lesson_action.emit("snapshot", snapshot)
+
