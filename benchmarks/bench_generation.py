@@ -10,7 +10,8 @@ the window.
 
 - **plain**: the loop anyone would write: model step, top-k softmax, `torch.multinomial`, the
   text decoded once at the end (a stateful model reads one token with its state; a transformer
-  re-reads its last `context_length` tokens, as the console does: there is no KV cache).
+  keeps its keys and values through the model's `forward_cached` while the window has room,
+  as the console does since 28 Nov, and re-reads its last `context_length` tokens after).
 - **headless**: `generation_job` driven as the query thread drives it (`drive`, every event).
 - **window**: the Generate panel in an offscreen window: Generate clicked until the finished
   text is on screen.
@@ -78,15 +79,23 @@ def plain_sample(model, tokenizer, length: int, seed: int) -> str:
     generator = torch.Generator().manual_seed(seed)
     ids = tokenizer.encode(PROMPT)
     out = []
+    cached = hasattr(model, "forward_cached")
     with torch.no_grad():
-        logits, state = model(torch.tensor([ids[-context:]]), None)
+        if cached:
+            logits, state = model.forward_cached(torch.tensor([ids[-context:]]), None)
+        else:
+            logits, state = model(torch.tensor([ids[-context:]]), None)
         for _ in range(length):
             values, index = torch.topk(logits[0, -1], TOP_K)
             token = int(index[torch.multinomial(torch.softmax(values, -1), 1,
                                                 generator=generator)])
             out.append(token)
             ids.append(token)
-            if stateful:
+            if cached:
+                room = state.length < context
+                logits, state = model.forward_cached(
+                    torch.tensor([[token]] if room else [ids[-context:]]), state if room else None)
+            elif stateful:
                 logits, state = model(torch.tensor([[token]]), state)
             else:
                 logits, _ = model(torch.tensor([ids[-context:]]), None)
@@ -101,8 +110,12 @@ def plain_beam(model, tokenizer, length: int, width: int = BEAM_WIDTH) -> str:
     context = getattr(model.config, "context_length", 0) or 256
     stateful = bool(getattr(model, "supports_state", False))
     prompt = tokenizer.encode(PROMPT)[-context:]
+    cached = hasattr(model, "forward_cached")
     with torch.no_grad():
-        logits, state = model(torch.tensor([prompt]), None)
+        if cached:
+            logits, state = model.forward_cached(torch.tensor([prompt]), None)
+        else:
+            logits, state = model(torch.tensor([prompt]), None)
         logits = logits[:, -1]  # (1, V)
         scores = torch.zeros(1)
         history = torch.tensor([prompt])  # (beams, T)
@@ -111,7 +124,11 @@ def plain_beam(model, tokenizer, length: int, width: int = BEAM_WIDTH) -> str:
             scores, flat = torch.topk(total, min(width, total.numel()))
             parents, tokens = flat // logits.shape[-1], flat % logits.shape[-1]
             history = torch.cat([history[parents], tokens[:, None]], dim=1)
-            if stateful:
+            if cached and state.length < context:
+                logits, state = model.forward_cached(tokens[:, None], state.select(parents))
+            elif cached:
+                logits, state = model.forward_cached(history[:, -context:], None)
+            elif stateful:
                 state = tuple(s[:, parents] for s in state) if isinstance(state, tuple) \
                     else state[:, parents]
                 logits, state = model(tokens[:, None], state)

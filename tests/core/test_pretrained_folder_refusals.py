@@ -67,7 +67,9 @@ def test_a_cut_short_or_garbled_weights_file_is_damaged_not_a_crash(folder):
     weights = folder / "model.safetensors"
     data = weights.read_bytes()
     weights.write_bytes(data[: len(data) // 2])
-    assert "damaged or was cut short" in refusal(folder)
+    message = refusal(folder)  # found from the header, before any tensor is read
+    assert "lies past the end of the file (cut short?)" in message
+    assert "copy the model folder again" in message
     weights.write_bytes(b"\x00" * 4 + b"garbage" * 10)
     assert "not a safetensors file" in refusal(folder)
 
@@ -95,3 +97,27 @@ def test_a_tokenizer_larger_than_the_model_belongs_to_another(folder):
 def test_config_json_that_is_not_json(folder):
     (folder / "config.json").write_text("{not json")
     assert "config.json cannot be read" in refusal(folder)
+
+
+def test_half_precision_weights_are_widened_to_the_same_numbers(folder, original):
+    """Many folders keep float16 or bfloat16 weights: read from their byte ranges, widened."""
+    import numpy as np
+    from safetensors.numpy import load_file, save_file
+
+    tensors = load_file(str(original / "model.safetensors"))
+    for kind in (np.float16, "bfloat16"):
+        if kind == "bfloat16":  # numpy has no bfloat16: write it through torch
+            import torch
+            from safetensors.torch import save_file as save_torch
+
+            save_torch({k: torch.from_numpy(v).to(torch.bfloat16) for k, v in tensors.items()},
+                       str(folder / "model.safetensors"))
+            tolerance = 1e-2
+        else:
+            save_file({k: v.astype(kind) for k, v in tensors.items()},
+                      str(folder / "model.safetensors"))
+            tolerance = 1e-3
+        widened = snapshot_from_checkpoint(folder).weights
+        assert widened["positions.weight"].dtype == np.float32
+        np.testing.assert_allclose(widened["positions.weight"], tensors["transformer.wpe.weight"],
+                                   atol=tolerance)

@@ -56,6 +56,10 @@ class ModelStepper:
         self.window: list[int] = []  # a stateless model's last `context` ids
         self.windows: torch.Tensor | None = None  # the same for each beam (B, T)
         self.token = torch.zeros(1, 1, dtype=torch.long)
+        # a transformer keeps its keys and values (transformer_cache.py) while the window has
+        # room; a clamp runs through the transparent trace instead
+        self.cache: Any = None
+        self.cached = clamp is None and hasattr(model, "forward_cached")
 
     def _run(self, tokens: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
         with torch.no_grad():
@@ -65,8 +69,30 @@ class ModelStepper:
 
     # --- one sequence ------------------------------------------------------------------------
 
+    def _read_window(self, windows: torch.Tensor) -> torch.Tensor:
+        """Logits (B, T, V) of whole windows; a cached model keeps their keys and values."""
+        if self.cached:
+            with torch.no_grad():
+                logits, self.cache = self.model.forward_cached(windows, None)
+            return logits
+        return self._run(windows, None)[0]
+
+    def _extend(self, column: torch.Tensor) -> torch.Tensor | None:
+        """Logits (B, V) of one more token per row read through the cache; None when the
+        window is full (the caller then re-reads the last `context` tokens)."""
+        if not self.cached or self.cache is None or self.cache.length >= self.context:
+            return None
+        with torch.no_grad():
+            logits, self.cache = self.model.forward_cached(column, self.cache)
+        return logits[:, -1]
+
     def start(self, prompt_ids: list[int]) -> torch.Tensor:
         self.window = list(prompt_ids[-self.context:])
+        if self.cached:
+            logits = self._read_window(torch.tensor([self.window]))[0, -1]
+            self.stateful = False
+            refuse_if_not_finite(logits)
+            return logits
         logits, self.state = self._run(torch.tensor([self.window]), None)
         self.stateful = self.state is not None
         logits = logits[0, -1]
@@ -81,8 +107,10 @@ class ModelStepper:
         self.window.append(token)
         if len(self.window) > self.context:
             del self.window[0]
-        logits, _ = self._run(torch.tensor([self.window]), None)
-        return logits[0, -1]
+        extended = self._extend(self.token.fill_(token))
+        if extended is not None:
+            return extended.reshape(-1)
+        return self._read_window(torch.tensor([self.window]))[0, -1]
 
     # --- a batch of beams --------------------------------------------------------------------
 
@@ -100,5 +128,9 @@ class ModelStepper:
             return logits.select(1, -1)
         windows = torch.cat([self.windows.index_select(0, parents), column], dim=1)
         self.windows = windows[:, -self.context:]
-        logits, _ = self._run(self.windows, None)
-        return logits.select(1, -1)
+        if self.cache is not None:
+            self.cache = self.cache.select(parents)
+        extended = self._extend(column)
+        if extended is not None:
+            return extended
+        return self._read_window(self.windows).select(1, -1)

@@ -35,8 +35,20 @@ def snapshot_of(
 
 
 def model_from_snapshot(snapshot: Snapshot) -> SequenceModel:
-    """A private CPU model in eval mode with the snapshot's weights."""
-    model = build_model(config_from_dict(snapshot.model_config))
-    state = {name: torch.from_numpy(array.copy()) for name, array in snapshot.weights.items()}
-    model.load_state_dict(state)
+    """A private CPU model in eval mode with the snapshot's weights.
+
+    The model is built on the meta device and takes the snapshot's arrays as its parameters
+    (no copy, nothing allocated twice: a GPT-2 opened from its folder costs its weights once,
+    not three times). Inspectors and the console only read it, and a snapshot is never
+    changed. A model with buffers rebuilt from a formula (sinusoidal positions) is built on
+    the CPU and the weights copied in."""
+    config = config_from_dict(snapshot.model_config)
+    state = {name: torch.from_numpy(array) if array.flags.writeable
+             else torch.from_numpy(array.copy()) for name, array in snapshot.weights.items()}
+    with torch.device("meta"):
+        model = build_model(config)
+    model.load_state_dict(state, assign=True)
+    if any(t.is_meta for t in [*model.parameters(), *model.buffers()]):
+        model = build_model(config)
+        model.load_state_dict(state)
     return model.eval()

@@ -18,7 +18,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from workbench.core.models import transformer_steps
+from workbench.core.models import transformer_cache, transformer_steps
 from workbench.core.models.base import (
     Clamp,
     SequenceModel,
@@ -192,6 +192,10 @@ class TransformerLM(TokenPositions, SequenceModel):
         for block in self.blocks:
             x = block(x)
         return self.head(self.final_norm(x)), None
+
+    def forward_cached(self, tokens: torch.Tensor, cache):
+        """Generation: logits of `tokens` after the cached ones, and the grown cache."""
+        return transformer_cache.forward_cached(self, tokens, cache)
 
     def forward_clamped(
         self, tokens: torch.Tensor, state: State, clamp: Clamp

@@ -9,8 +9,6 @@ pickle that could run code never is.
 
 from __future__ import annotations
 
-import json
-import struct
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,19 +18,13 @@ import torch
 
 from workbench.core.config.models import config_to_dict, settings_problems
 from workbench.core.corpus.pretrained_tokenizer import PretrainedTokenizer
-from workbench.core.files.bounded import (
-    check_regular,
-    open_regular,
-    read_bytes,
-    read_json,
-    read_text,
-)
+from workbench.core.files.bounded import check_regular, read_json, read_text
 from workbench.core.jobs import UserFacingError
 from workbench.core.pretrained import gpt2
+from workbench.core.pretrained.safetensors_reader import DamagedFileError, read_header, read_tensors
 from workbench.core.snapshot import Snapshot
 
 FAMILIES = {"gpt2": gpt2}
-HEADER_LIMIT = 100 * 2**20  # a safetensors header is names and shapes: kilobytes, not this
 
 
 FOLDER_FILES = ("config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json")
@@ -92,7 +84,8 @@ def open_model(path: Path, check: Callable[[], object] | None = None
     if weights_file.suffix == ".safetensors":
         model_budget.check_fits(shapes, _saved_shapes(weights_file, family,
                                                       model_config.tie_weights), where)
-    weights = family.app_weights(_read_tensors(weights_file, check), model_config.tie_weights)
+    weights = family.app_weights(_read_tensors(weights_file, family, check),
+                                 model_config.tie_weights)
     model_budget.check_fits(shapes, weights, where)
     return model_config, weights
 
@@ -133,17 +126,13 @@ def _saved_shapes(file: Path, family, tied: bool) -> dict[str, _Shape]:
     """The app's names and shapes of the tensors a safetensors file holds, read from its
     header alone: nothing is allocated for a file that does not fit the config."""
     try:
-        with open_regular(file) as handle:
-            (size,) = struct.unpack("<Q", handle.read(8))
-            if size > HEADER_LIMIT:
-                raise ValueError("its header is too long")
-            header = json.loads(handle.read(size))
+        header, _ = read_header(file)
         shapes = {}
         for name, entry in header.items():
-            target = None if name == "__metadata__" else family.app_name(name)
+            target = family.app_name(name)
             if target is not None:
                 shapes[target] = _Shape(family.app_shape(name, tuple(entry["shape"])))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, struct.error) as exc:
+    except (OSError, DamagedFileError) as exc:
         raise UserFacingError(f"{file.name} is not a safetensors file that can be read "
                               f"({exc}); copy the model folder again.") from None
     if tied and "embedding.weight" in shapes:
@@ -158,19 +147,16 @@ class _Shape:
         self.shape = shape
 
 
-def _read_tensors(file: Path, check: Callable[[], object] | None = None
+def _read_tensors(file: Path, family, check: Callable[[], object] | None = None
                   ) -> dict[str, np.ndarray]:
-    """Every tensor of the file as float32 numpy (half-precision weights widened)."""
-    from safetensors import SafetensorError
-    from safetensors.torch import load
-
+    """The family's tensors of the file as float32 numpy (half precision widened); the
+    buffers it rebuilds are not read."""
     try:
         if file.suffix == ".safetensors":
-            tensors = load(read_bytes(file, "weights", check))
-        else:
-            check_regular(file)
-            tensors = torch.load(file, map_location="cpu", weights_only=True)
-    except (OSError, RuntimeError, ValueError, EOFError, SafetensorError) as exc:
+            return read_tensors(file, lambda name: family.app_name(name) is not None, check)
+        check_regular(file)
+        tensors = torch.load(file, map_location="cpu", weights_only=True)
+    except (OSError, RuntimeError, ValueError, EOFError) as exc:
         raise UserFacingError(f"{file.name} cannot be read ({exc}); the file is damaged or "
                               "was cut short. Copy the model folder again.") from None
     if not isinstance(tensors, dict):

@@ -108,7 +108,9 @@ def app_weights(tensors: dict[str, np.ndarray], tied: bool) -> dict[str, np.ndar
         target = app_name(name)
         if target is None:
             continue
-        out[target] = np.ascontiguousarray(value.T) if is_conv1d(name) else value
+        # a Conv1D's (in, out) array seen as the (out, in) weight a Linear holds: a view, not a
+        # copy (a one-row product x·W then reads W in GPT-2's own order, as fast as its Conv1D)
+        out[target] = value.T if is_conv1d(name) else value
     if tied:  # the head is the embedding (one tensor, two names in the state_dict)
         out["head.weight"] = out["embedding.weight"]
     return out
