@@ -20,6 +20,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,11 +30,11 @@ TARGETS = (
     ("Windows x64", "x86_64-pc-windows-msvc", {}, ""),
     ("macOS arm64 (14+)", "aarch64-apple-darwin", {"MACOSX_DEPLOYMENT_TARGET": "14.0"}, ""),
     ("macOS x86_64", "x86_64-apple-darwin", {"MACOSX_DEPLOYMENT_TARGET": "13.0"},
-     "torch's last Intel-Mac wheel is 2.2.2 (built for numpy 1.x, no Python 3.13)"),
+     "torch's last Intel-Mac wheel is 2.2.2 (built for numpy 1.x); the wheel asks for 2.3+"),
     ("Linux x86_64 (glibc 2.28+)", "x86_64-manylinux_2_28", {}, ""),
     ("Linux aarch64 (glibc 2.39+)", "aarch64-manylinux_2_39", {}, ""),
-    ("Linux aarch64 (glibc 2.36, Debian 12)", "aarch64-manylinux_2_36", {},
-     "PySide6-Essentials' aarch64 wheels need glibc 2.39"),
+    # PySide6-Essentials 6.8.0.2 is the newest with wheels for this glibc (tested on x86_64)
+    ("Linux aarch64 (glibc 2.36, Debian 12)", "aarch64-manylinux_2_36", {}, ""),
 )
 NETWORK = re.compile(r"(?i)(network|dns|connect|timed out|tls|certificate|failed to fetch)")
 
@@ -43,8 +44,9 @@ def resolve(uv: str, platform: str, python: str, env: dict) -> tuple[str, str]:
     try:
         done = subprocess.run(
             [uv, "pip", "compile", str(ROOT / "pyproject.toml"), "--python-platform", platform,
-             "--python-version", python, "--only-binary", ":all:", "--no-header", "--quiet",
-             "--output-file", "-"], capture_output=True, text=True, timeout=300,
+             "--python-version", python, "--only-binary", ":all:", "--no-header", "--quiet"],
+            # the resolution on stdout (uv 0.13 took `--output-file -` for a file named "-")
+            capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir(),
             env={**os.environ, **env})
     except subprocess.TimeoutExpired:
         return "network", "no answer in 300 s"

@@ -92,3 +92,24 @@ def test_the_app_prints_the_packages_and_exits(broken_plugin, tmp_path):
     assert "sudo apt install libxcb-cursor0" in done.stderr
     assert "sudo dnf install xcb-util-cursor" in done.stderr
     assert "QApplication" not in done.stderr and "could not connect" not in done.stderr.lower()
+
+
+def test_no_fonts_or_no_fontconfig_setup_is_named_with_its_packages(tmp_path):
+    """A minimal Debian with the X libraries but no fonts opened a window of empty boxes."""
+    config, fonts = tmp_path / "fonts.conf", tmp_path / "fonts"
+    assert x11.fonts_missing(config, (str(fonts),), environ={})  # neither
+    config.write_text("<fontconfig/>")
+    assert x11.fonts_missing(config, (str(fonts),), environ={})  # no font file
+    (fonts / "truetype").mkdir(parents=True)
+    (fonts / "truetype" / "DejaVuSans.ttf").write_bytes(b"font")
+    assert not x11.fonts_missing(config, (str(fonts),), environ={})
+    assert not x11.fonts_missing(tmp_path / "none", (), environ={"FONTCONFIG_FILE": "x"})
+    message = x11.with_font_packages(None, Path("libqxcb.so")).message()
+    assert "cannot show text" in message
+    assert "sudo apt install fontconfig fonts-dejavu-core" in message
+    assert "sudo dnf install fontconfig dejavu-sans-fonts" in message
+
+
+def test_missing_libraries_and_fonts_make_one_apt_line(broken_plugin):
+    both = x11.with_font_packages(x11.missing_libraries(broken_plugin), broken_plugin)
+    assert "sudo apt install libxcb-cursor0 fontconfig fonts-dejavu-core" in both.message()

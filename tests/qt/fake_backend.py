@@ -125,6 +125,7 @@ class FakeInspection:
     probes: list = field(default_factory=list)
     generations: list = field(default_factory=list)
     asked: list = field(default_factory=list)  # (task, texts, settings) of each answer_job
+    exported: list = field(default_factory=list)  # folders of each export_hf_job
 
     def answer_job(self, snapshot, texts, settings=None):
         """An encoder snapshot's made-up answers (tests/qt/encoder_fakes.py)."""
@@ -145,6 +146,10 @@ class FakeInspection:
 
     def load_checkpoint_job(self, path):
         return finished(snapshot(step=999))
+
+    def export_hf_job(self, snapshot, folder):
+        self.exported.append(str(folder))
+        return finished(str(folder))
 
     def generation_job(self, snapshot, prompt, config, clamp=None):
         self.generations.append((prompt, config, clamp))

@@ -179,6 +179,10 @@ class InspectionBackend:
 
         return JobSpec("Reading a test sentence", job)
 
+    def export_hf_job(self, snapshot: Snapshot, folder: str | Path) -> JobSpec:
+        """A query writing the snapshot as a Hugging Face GPT-2 folder (File ▸ Export)."""
+        return export_hf_job(snapshot, folder)
+
     def load_checkpoint_job(self, path: str | Path) -> JobSpec:
         """A query reading a checkpoint (file, checkpoints folder or run directory) into a
         `Snapshot`."""
@@ -191,6 +195,17 @@ class InspectionBackend:
             yield JobFinished(result=snapshot_from_checkpoint(path, control.check))
 
         return JobSpec(f"Open {path.name}", job)
+
+
+def export_hf_job(snapshot: Snapshot, folder: str | Path) -> JobSpec:
+    """A job writing the snapshot as a GPT-2 folder; its result is the folder's path."""
+
+    def job(control: JobControl) -> Iterator[Event]:
+        from workbench.core.pretrained.export import export_gpt2
+
+        yield JobFinished(result=str(export_gpt2(snapshot, Path(folder))))
+
+    return JobSpec(f"Export {Path(folder).name}", job)
 
 
 def snapshot_from_checkpoint(path: Path, check: Callable[[], object] | None = None

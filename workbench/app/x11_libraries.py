@@ -62,9 +62,14 @@ PACKAGES: dict[str, tuple[str, str]] = {
     "libglib-2.0": ("libglib2.0-0", "glib2"),
     "libgthread-2.0": ("libglib2.0-0", "glib2"),
 }
+# Text needs fonts and fontconfig's setup: a minimal Debian has neither, and with the libraries
+# alone the window opened with every letter an empty box (packaging/check_fresh_debian.py)
+FONT_PACKAGES = (("fontconfig", "fontconfig"), ("fonts-dejavu-core", "dejavu-sans-fonts"))
+FONT_FOLDERS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts", "~/.fonts")
+FONT_FILES = (".ttf", ".otf", ".ttc", ".pfb", ".pcf", ".gz", ".otb", ".woff2")
 # Everything the xcb platform needs, for a README's one line (the .deb's Depends says the same).
-ALL_DEBIAN = sorted({debian for debian, _ in PACKAGES.values()})
-ALL_FEDORA = sorted({fedora for _, fedora in PACKAGES.values()})
+ALL_DEBIAN = sorted({debian for debian, _ in (*PACKAGES.values(), *FONT_PACKAGES)})
+ALL_FEDORA = sorted({fedora for _, fedora in (*PACKAGES.values(), *FONT_PACKAGES)})
 NOT_FOUND = re.compile(r"^\s*(\S+)\s+=>\s+not found", re.MULTILINE)
 CANNOT_OPEN = re.compile(r"(\S+\.so[.\d]*): cannot open shared object file")
 
@@ -79,9 +84,13 @@ class MissingLibraries:
     unknown: list[str] = field(default_factory=list)
 
     def message(self) -> str:
-        lines = ["Sequence Workbench cannot open its window: Qt's X11 platform plugin needs "
-                 "system libraries this machine lacks:",
-                 "  " + (", ".join(self.libraries) or self.error)]
+        if self.libraries or self.error:
+            lines = ["Sequence Workbench cannot open its window: Qt's X11 platform plugin "
+                     "needs system libraries this machine lacks:",
+                     "  " + (", ".join(self.libraries) or self.error)]
+        else:
+            lines = ["Sequence Workbench cannot show text: this machine has no fonts that "
+                     "fontconfig can find (no /etc/fonts/fonts.conf, or no font files)."]
         if self.debian:
             lines += ["Install them, then start the workbench again:",
                       "  Debian, Ubuntu:  sudo apt install " + " ".join(self.debian),
@@ -123,6 +132,30 @@ def find_plugin() -> Path | None:
         if (root / PLUGIN).is_file():
             return root / PLUGIN
     return None
+
+
+def fonts_missing(config: Path = Path("/etc/fonts/fonts.conf"),
+                  folders: tuple[str, ...] = FONT_FOLDERS, environ=os.environ) -> bool:
+    """No fontconfig setup, or not one font file in the usual folders (a FONTCONFIG_FILE of
+    one's own is trusted)."""
+    if environ.get("FONTCONFIG_FILE") or environ.get("FONTCONFIG_PATH"):
+        return False
+    if not config.is_file():
+        return True
+    for folder in folders:
+        root = Path(folder).expanduser()
+        if root.is_dir() and any(p.suffix.lower() in FONT_FILES for p in root.rglob("*")):
+            return False
+    return True
+
+
+def with_font_packages(found: MissingLibraries | None, plugin: Path) -> MissingLibraries:
+    """`found` (or an empty list of libraries) with the font packages added."""
+    found = found or MissingLibraries(plugin, [])
+    for debian, fedora in FONT_PACKAGES:
+        found.debian += [debian] if debian not in found.debian else []
+        found.fedora += [fedora] if fedora not in found.fedora else []
+    return found
 
 
 def missing_libraries(plugin: Path, load=ctypes.CDLL) -> MissingLibraries | None:
@@ -170,6 +203,8 @@ def check_before_window(environ=os.environ, stream=None) -> bool:
     if plugin is None:  # a PySide6 without the plugin: Qt says so itself
         return True
     missing = missing_libraries(plugin)
+    if fonts_missing():
+        missing = with_font_packages(missing, plugin)
     if missing is None:
         return True
     print(missing.message(), file=stream or sys.stderr, flush=True)

@@ -159,6 +159,10 @@ class InspectionApi(Protocol):
 
     def load_checkpoint_job(self, path: str | Path) -> JobSpec[Snapshot]: ...
 
+    def export_hf_job(self, snapshot: Snapshot, folder: str | Path) -> JobSpec[str]:
+        """Write the snapshot's transformer as a Hugging Face GPT-2 folder (its path)."""
+        ...
+
     def answer_job(self, snapshot: Snapshot, texts: list[str] | str,
                    settings: dict[str, Any] | None = None
                    ) -> JobSpec[Prediction | list[Prediction]]:

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMenu, QMessageBox, QWhatsThis, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QWhatsThis,
+    QWidget,
+)
 
 from workbench import __version__
 from workbench.qt.controller import WorkbenchController
@@ -45,6 +52,11 @@ class WindowMenus(QMainWindow):
                               "and console")
         open_model.triggered.connect(self.open_model_dialog)
         file_menu.addAction(open_model)
+        export_model = _action("&Export model as GPT-2 folder…", self, "")
+        export_model.setToolTip("Write the model the inspectors show as a Hugging Face GPT-2 "
+                                "folder (a transformer with GPT-2's settings)")
+        export_model.triggered.connect(self.export_model_dialog)
+        file_menu.addAction(export_model)
         file_menu.addSeparator()
         quit_action = _action("&Quit", self, "Ctrl+Q")
         quit_action.triggered.connect(self.close)
@@ -101,6 +113,23 @@ class WindowMenus(QMainWindow):
         path = ask_checkpoint_path(self)
         if path:
             self.open_model(path)
+
+    def export_model_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "New folder for the GPT-2 model")
+        if path:
+            self.export_model(path)
+
+    def export_model(self, folder: str) -> bool:
+        """Write the session's model as a GPT-2 folder off the GUI thread; a model without
+        GPT-2's settings is refused with each setting named."""
+        snapshot = self.controller.snapshot
+        if snapshot is None:
+            self.controller.report_error("No model to export: train one or open a checkpoint "
+                                         "first (File ▸ Open model).")
+            return False
+        spec = self.controller.backend.inspection.export_hf_job(snapshot, folder)
+        return self.controller.run_query(spec, on_result=lambda path: self.controller.notice.emit(
+            f"Written {path}: transformers opens it with GPT2LMHeadModel.from_pretrained."))
 
     def open_model(self, path: str) -> bool:
         """Load a checkpoint off the GUI thread; it becomes the session's model, which every

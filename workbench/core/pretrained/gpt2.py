@@ -126,8 +126,9 @@ _APP_LAYER = re.compile(r"blocks\.(\d+)\.(\w+)\.(weight|bias)")
 
 def export_problems(config: Any) -> list[str]:
     """Why a model config cannot be written as GPT-2 (each names the setting to change)."""
+    if config.arch != "transformer":
+        return [f"it is {config.title}, not the transformer decoder GPT-2 is"]
     checks = [
-        (config.arch == "transformer", f"it is a {config.arch}, not the transformer decoder"),
         (config.norm_placement == "pre", "LayerNorm must be pre-LN (GPT-2 normalises inside "
                                           "each residual branch)"),
         (config.positional == "learned", f"Positions must be learned, not {config.positional}"),
