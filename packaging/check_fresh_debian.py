@@ -14,8 +14,10 @@ What a classroom's fresh machine meets, as root on a Linux host with debootstrap
    window must open. So the message is enough.
 3. In a second copy, `apt-get install ./app.deb`: apt installs what its Depends names (from
    the mirror; the one step that needs the network), then `--version` and the window.
-   The app always runs in a network namespace (`unshare -n`: offline) against an Xvfb display
-   on the host, and its window must be drawn (a screenshot, not blank).
+   Then fastText vectors with their t-SNE map, and `train --nproc 2` (two ranks through
+   torchrun, which meet over the loopback: the one step not in a network namespace).
+   Otherwise the app runs in a network namespace (`unshare -n`: offline) against an Xvfb
+   display on the host, and its window must be drawn (a screenshot, not blank).
 
 Exit status 0 when every step holds; each step's outcome is printed.
 """
@@ -142,6 +144,21 @@ def depends_route(root: Path, deb: Path, shot: Path, results: dict) -> None:
     opened, how = window_opens(root, shot)
     print(f"window after the .deb's Depends: {how}")
     results["the installed .deb draws its window (xcb, offline)"] = opened
+    corpus = "/opt/sequence-workbench/_internal/resources/corpora/shakespeare-small"
+    vectors = in_root(root, [APP, "vectors", corpus, "--model", "fasttext", "--epochs", "1",
+                             "--out", "/tmp/home/ft.txt", "--map", "tsne"], offline=True,
+                      timeout=900)
+    print(vectors.stdout[-400:], vectors.stderr[-600:])
+    results["fastText vectors and their t-SNE map, offline"] = (
+        vectors.returncode == 0 and (root / "tmp/home/ft.txt").is_file()
+        and (root / "tmp/home/ft.map.csv").is_file())
+    # two ranks meet over the loopback, which a fresh network namespace has down: run as is
+    recipe = "/opt/sequence-workbench/_internal/resources/recipes/char-lstm.toml"
+    ranks = in_root(root, [APP, "train", recipe, "--nproc", "2", "--max-steps", "4",
+                           "--threads", "1", "--out", "/tmp/home/ddp"], timeout=900)
+    print(ranks.stdout[-600:], ranks.stderr[-1200:])
+    results["train --nproc 2 in the installed app"] = (
+        ranks.returncode == 0 and (root / "tmp/home/ddp/checkpoints/latest.json").is_file())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,6 +61,10 @@ def test_launcher_arguments_and_messages(tmp_path):
     args = torchrun_args(2, ["r.toml", "--out", "x"])
     assert args[:2] == ["--standalone", "--nproc-per-node=2"]
     assert args[2:] == ["--module", "workbench", "train", "r.toml", "--out", "x"]
+    # the installed app has no Python for -m: each rank is its own program (checked in the
+    # .deb by packaging/check_fresh_debian.py)
+    frozen = torchrun_args(2, ["r.toml"], frozen=True)
+    assert frozen[2:] == ["--no-python", sys.executable, "train", "r.toml"]
     assert "No checkpoint was written yet" in resume_hint(tmp_path, 2)
     (tmp_path / "checkpoints").mkdir()
     (tmp_path / "checkpoints" / "latest.json").write_text(json.dumps({"step": 40}))

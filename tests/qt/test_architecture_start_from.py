@@ -24,9 +24,10 @@ def test_the_folder_model_is_shown_locked_and_clearing_gives_the_form_back(qtbot
     assert panel.picker.currentData() == "transformer" and not panel.picker.isEnabled()
     assert not panel.stack.isEnabled() and panel.start_from.note.isVisibleTo(panel)
     assert "Fine-tuning gpt2" in panel.start_from.note.text()
+    assert not panel.vocab_label.isVisibleTo(panel)  # no "5,000 assumed": the folder's own
     panel.task_picker.use_value("start_from", "")
     assert panel.picker.isEnabled() and panel.stack.isEnabled()
-    assert not panel.start_from.note.isVisibleTo(panel)
+    assert not panel.start_from.note.isVisibleTo(panel) and panel.vocab_label.isVisibleTo(panel)
     assert controller.task_config == LanguageModelTaskConfig()
 
 

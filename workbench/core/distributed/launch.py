@@ -20,9 +20,15 @@ from workbench.core.files import bounded
 EXIT_FAILED, EXIT_STOPPED = 1, 130
 
 
-def torchrun_args(nproc: int, train_args: list[str]) -> list[str]:
+def torchrun_args(nproc: int, train_args: list[str], frozen: bool | None = None
+                  ) -> list[str]:
     """torchrun's arguments for N processes on this machine, each running `workbench train`
-    with `train_args`."""
+    with `train_args`. In the installed app (a PyInstaller bundle) there is no Python to run
+    `-m workbench`: each rank is the app's own program, `SequenceWorkbench train …`."""
+    frozen = getattr(sys, "frozen", False) if frozen is None else frozen
+    if frozen:
+        return ["--standalone", f"--nproc-per-node={nproc}", "--no-python", sys.executable,
+                "train", *train_args]
     return ["--standalone", f"--nproc-per-node={nproc}", "--module", "workbench", "train",
             *train_args]
 

@@ -186,8 +186,7 @@ class ArchitecturePanel(Panel):
     def _on_start_from(self, config: ModelConfig | None) -> None:
         if config is not None:
             self.controller.set_model_config(config)  # shown through _on_session_config
-        else:
-            self._on_form_changed(self.form.config())
+        self._on_tokens(self.controller.tokens)  # the vocabulary line, then the summary
 
     @Slot(object)
     def _on_session_task(self, config: TaskConfig | None) -> None:
@@ -252,8 +251,9 @@ class ArchitecturePanel(Panel):
         task = TASK_CONFIGS[self.task]
         encoder_task = task.encoder_head
         self.counted.setVisible(encoder_task and task.counts_vocabulary)
-        self.vocab_label.setVisible(not encoder_task or not task.counts_vocabulary)
-        # (an encoder task's boxes say where its sizes come from)
+        # (an encoder task's boxes say where its sizes come from; a model folder's note, its)
+        self.vocab_label.setVisible((not encoder_task or not task.counts_vocabulary)
+                                    and self.start_from.config is None)
         self.vocab_label.setText(vocabulary_text(task, tokens))
         self._on_form_changed(self.form.config())
 
