@@ -98,6 +98,12 @@ def fresh_copy(pristine: Path, name: str) -> Path:
     shutil.rmtree(copy, ignore_errors=True)
     subprocess.run(["cp", "-a", str(pristine), str(copy)], check=True)
     (copy / "tmp" / "home").mkdir(parents=True, exist_ok=True)
+    # debootstrap writes no /etc/hosts; Debian's installer does, and torchrun's ranks meet at
+    # "localhost" (without it: "The connection to the C10d store has failed")
+    hosts = copy / "etc" / "hosts"
+    if not hosts.is_file():
+        hosts.write_text("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n",
+                         encoding="utf-8")
     return copy
 
 
