@@ -254,7 +254,7 @@ def main() -> None:
         for length in lengths:
             measure(name, model, tokenizer, length, parts, args.repeats)
         if "first" in parts:
-            from workbench.core.models.snapshots import snapshot_of
+            from workbench.core.snapshot.rebuild import snapshot_of
 
             firsts = []
             for step in range(args.repeats):
@@ -278,7 +278,7 @@ def measure(name: str, model, tokenizer, length: int, parts: set, repeats: int) 
         r = abba(plain, partial(headless, model, tokenizer, length), repeats)
         report(name, length, "headless top-k", r)
     if "window" in parts:
-        from workbench.core.models.snapshots import snapshot_of
+        from workbench.core.snapshot.rebuild import snapshot_of
 
         window = Window(snapshot_of(model, tokenizer.to_dict(), 0, {}, "bench"))
         window.generate(20)  # build the snapshot's model once (the cold start)

@@ -112,7 +112,7 @@ def small_snapshot(tokens, hidden: int = 256, step: int = 0):
 
     from workbench.core.config.models import LstmConfig
     from workbench.core.models import build_model
-    from workbench.core.models.snapshots import snapshot_of
+    from workbench.core.snapshot.rebuild import snapshot_of
 
     torch.manual_seed(0)
     model = build_model(LstmConfig(vocab_size=tokens.vocab_size, hidden_size=hidden))

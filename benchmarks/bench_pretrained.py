@@ -39,7 +39,7 @@ import json, sys, time, torch
 torch.set_num_threads(1)
 from pathlib import Path
 from workbench.app.inspection_backend import snapshot_from_checkpoint
-from workbench.core.models.snapshots import model_from_snapshot
+from workbench.core.snapshot.rebuild import model_from_snapshot
 def peak():
     line = next(x for x in open("/proc/self/status") if x.startswith("VmHWM"))
     return int(line.split()[1]) * 1024
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from workbench.app.inspection_backend import snapshot_from_checkpoint
     from workbench.core.corpus.tokenizers import tokenizer_from_dict
-    from workbench.core.models.snapshots import model_from_snapshot
+    from workbench.core.snapshot.rebuild import model_from_snapshot
 
     torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as tmp:

@@ -21,8 +21,8 @@ from workbench.core.config.models import GruConfig, TransformerEncoderConfig
 from workbench.core.config.training import TrainingConfig
 from workbench.core.events import EvalLogged, JobFinished, Notice
 from workbench.core.jobs import JobControl, UserFacingError, drive
-from workbench.core.models.snapshots import model_from_snapshot
 from workbench.core.predictions import ClassifyPrediction, FillMaskPrediction, TagPrediction
+from workbench.core.snapshot.rebuild import model_from_snapshot
 from workbench.core.tasks import build_task, task_class
 from workbench.core.training.checkpoints import load_checkpoint
 from workbench.core.training_loop.trainer import TrainRequest

@@ -18,7 +18,7 @@ from workbench.app.main import main as workbench
 from workbench.app.train_cli import main as train
 from workbench.core.corpus.tokenizers import tokenizer_from_dict
 from workbench.core.evaluation import lm_scoring
-from workbench.core.models.snapshots import model_from_snapshot
+from workbench.core.snapshot.rebuild import model_from_snapshot
 
 
 @pytest.fixture(scope="module")

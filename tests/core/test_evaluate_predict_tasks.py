@@ -49,7 +49,7 @@ def training(**changes) -> TrainingConfig:
 def trained(config, model, train):
     """(run folder, the run's data, the trainer's task on it, the final model)."""
     from workbench.app.generate_cli import open_checkpoint
-    from workbench.core.models.snapshots import model_from_snapshot
+    from workbench.core.snapshot.rebuild import model_from_snapshot
 
     recipe = type("R", (), {"training": train})()
     data = run_to_end(task_class(config.name).examples(config, recipe, JobControl()))

@@ -17,8 +17,8 @@ from workbench.core.config.models import (
     TransformerConfig,
 )
 from workbench.core.models import build_model
-from workbench.core.models.snapshots import model_from_snapshot, snapshot_of
 from workbench.core.recurrent_cells import CELLS
+from workbench.core.snapshot.rebuild import model_from_snapshot, snapshot_of
 
 recurrent_configs = st.builds(
     lambda cls, e, h, layers, vocab, tie: cls(

@@ -46,7 +46,7 @@ def test_transformers_reads_the_apps_transformer_with_the_same_logits(tmp_path, 
     text = "But soft, what light"
     ids = PreTrainedTokenizerFast(tokenizer_file=str(out / "tokenizer.json"))(text)["input_ids"]
     assert ids == bpe.encode(text)  # the same ids
-    from workbench.core.models.snapshots import model_from_snapshot
+    from workbench.core.snapshot.rebuild import model_from_snapshot
 
     mine = model_from_snapshot(snapshot).eval()
     with torch.no_grad():

@@ -20,7 +20,7 @@ from workbench.core.corpus.tokenizers import tokenizer_from_dict
 from workbench.core.events import JobFinished
 from workbench.core.generation.generate import generation_job
 from workbench.core.jobs import JobControl, drive
-from workbench.core.models.snapshots import model_from_snapshot
+from workbench.core.snapshot.rebuild import model_from_snapshot
 
 PROBE = "But soft, what light through yonder window"
 

@@ -81,8 +81,8 @@ def test_a_peephole_model_trains_is_summarised_and_comes_back_from_its_snapshot(
     names it and counts V, and a snapshot rebuilds the same model."""
     from workbench.core.config.models import MODEL_CONFIGS
     from workbench.core.models import build_model
-    from workbench.core.models.snapshots import model_from_snapshot, snapshot_of
     from workbench.core.models.summary import summarize
+    from workbench.core.snapshot.rebuild import model_from_snapshot, snapshot_of
 
     torch.manual_seed(2)
     config = MODEL_CONFIGS["peephole_lstm"](vocab_size=11, embedding_size=4, hidden_size=6,

@@ -9,7 +9,7 @@ import sacrebleu
 from workbench.core.config.tokenizer import DEFAULT_WORD_PATTERN
 from workbench.core.corpus.detokenize import Detokenizer, learn_spacing, text_decoder
 from workbench.core.corpus.tokenizers import CharTokenizer, WordTokenizer
-from workbench.core.seq2seq_metrics import exact_matches, references_of, text_scores
+from workbench.core.metrics.seq2seq import exact_matches, references_of, text_scores
 
 FRENCH = ["Faites-le.", "Qui es-tu ?", "C'est amusant.", "C'est marrant.", "Va-t'en !",
           "Il a dit « non ».", "Je l'ai vu, hier.", "Où est-il ?", "(Bon) appétit !",

@@ -90,7 +90,7 @@ def test_a_model_trained_with_boundaries_generates_eos_and_stops(runs_dir):
     from workbench.core.config.models import LstmConfig
     from workbench.core.config.training import TrainingConfig
     from workbench.core.generation.generate import generation_job
-    from workbench.core.models.snapshots import model_from_snapshot
+    from workbench.core.snapshot.rebuild import model_from_snapshot
     from workbench.core.training_loop.trainer import TrainRequest, train_job
 
     lines = ["the cat sat on the mat", "a dog ran", "we met at noon"]

@@ -16,7 +16,7 @@ from workbench.core.corpus.tokenizers import CharTokenizer
 from workbench.core.events import JobFinished, TokensGenerated
 from workbench.core.jobs import JobControl, UserFacingError, drive
 from workbench.core.models import build_model
-from workbench.core.models.snapshots import snapshot_of
+from workbench.core.snapshot.rebuild import snapshot_of
 
 TEXT = "To be, or not to be, that is the question: whether 'tis nobler in the mind"
 TOKENIZER = CharTokenizer.train(TEXT)

@@ -12,7 +12,7 @@ from workbench.app.window import build_window, settle
 from workbench.core.config.models import LstmConfig, TransformerConfig
 from workbench.core.corpus.tokenizers import CharTokenizer
 from workbench.core.models import build_model
-from workbench.core.models.snapshots import snapshot_of
+from workbench.core.snapshot.rebuild import snapshot_of
 from workbench.qt.widgets import probe_bar
 
 TOKENIZER = CharTokenizer.train("To be, or not to be, that is the question: whether 'tis")

@@ -12,8 +12,8 @@ from workbench.core.embeddings.interchange import load_vectors
 from workbench.core.embeddings.queries import neighbours
 from workbench.core.generation.generate import generation_job
 from workbench.core.jobs import JobControl, drive
-from workbench.core.models.snapshots import model_from_snapshot
 from workbench.core.resources import resource_path
+from workbench.core.snapshot.rebuild import model_from_snapshot
 
 PRESETS = ("char-lstm", "char-gru", "char-rnn", "char-transformer")
 UNIGRAM_NATS = 3.3  # a character model that learned only letter frequencies

@@ -9,9 +9,9 @@ import numpy as np
 
 from workbench.core.events import DecodedToken, Event, JobFinished, Progress
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
-from workbench.core.seq2seq_trace import DecodeResult, Seq2seqTrace
 from workbench.core.snapshot import Snapshot
 from workbench.core.trace import LayerTrace
+from workbench.core.trace.seq2seq import DecodeResult, Seq2seqTrace
 
 SOURCE = list("3 Mar 2011")
 OUTPUT = list("2011-03-03") + ["<eos>"]

@@ -17,7 +17,7 @@ from workbench.core.corpus.tokenizers import CharTokenizer
 from workbench.core.events import Progress
 from workbench.core.jobs import JobSpec
 from workbench.core.models import build_model
-from workbench.core.models.snapshots import snapshot_of
+from workbench.core.snapshot.rebuild import snapshot_of
 
 TYPE_NAME = re.compile(r"\b[A-Z]\w*(Error|Exception)\b|Traceback|Errno")
 

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QApplication
 from tests.qt.fake_backend import FakeBackend, FakeInspection, corpus_of, snapshot
 from tests.qt.window_size import resize_window
 from workbench.core.config.encoder_tasks import MaskedLmTaskConfig
-from workbench.core.lesson_setup import inherited, step_setup
 from workbench.core.lessons import load_lessons
+from workbench.core.lessons.setup import inherited, step_setup
 from workbench.core.resources import resource_path, user_model_folder
 from workbench.qt.widgets.spotlight import find_control
 

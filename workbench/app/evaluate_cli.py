@@ -72,7 +72,7 @@ def evaluate(model_path: Path, data: Path, block: int | None = None,
         raise UserFacingError(f"{data} does not exist.")
     from workbench.core.evaluation.lm_evaluate import evaluate_language_model
     from workbench.core.evaluation.task_evaluate import evaluate_task
-    from workbench.core.models.snapshots import model_from_snapshot
+    from workbench.core.snapshot.rebuild import model_from_snapshot
 
     model = model_from_snapshot(snapshot).eval()
     if snapshot.task_name == DEFAULT_TASK:

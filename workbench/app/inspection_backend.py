@@ -45,7 +45,7 @@ class InspectionBackend:
             if cached is not None and cached[0] is snapshot:
                 self._models.move_to_end(key)
                 return cached[1]
-        from workbench.core.models.snapshots import model_from_snapshot
+        from workbench.core.snapshot.rebuild import model_from_snapshot
 
         model = model_from_snapshot(snapshot)
         model.eval()

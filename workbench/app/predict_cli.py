@@ -95,7 +95,7 @@ def open_model(args):
     from workbench.app.generate_cli import open_checkpoint
     from workbench.core.config.generation import GenerationConfig
     from workbench.core.config.seq2seq import Seq2seqDecodeConfig
-    from workbench.core.models.snapshots import model_from_snapshot
+    from workbench.core.snapshot.rebuild import model_from_snapshot
 
     snapshot = open_checkpoint(Path(args.model).expanduser())
     settings = None

@@ -37,9 +37,9 @@ from workbench.core.config.training import TrainingConfig
 from workbench.core.events import TestLogged
 from workbench.core.jobs import JobSpec
 from workbench.core.predictions import Prediction
-from workbench.core.seq2seq_trace import DecodeResult, Seq2seqTrace
 from workbench.core.snapshot import Snapshot
 from workbench.core.trace import Trace
+from workbench.core.trace.seq2seq import DecodeResult, Seq2seqTrace
 
 if TYPE_CHECKING:  # the types of results; none of these modules loads at run time
     import numpy as np

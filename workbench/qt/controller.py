@@ -61,7 +61,8 @@ class WorkbenchController(QObject):
     error = Signal(str, str)  # message for the user, detail (traceback)
     notice = Signal(str)  # a warning or info line for the user
     # a lesson step asks the window to set something up: (action, value), e.g. ("panels",
-    # ("attention",)), ("probe", "To be"); each panel acts on the actions it knows (core/lessons.py)
+    # ("attention",)), ("probe", "To be"); each panel acts on the actions it knows
+    # (core/lessons/__init__.py)
     lesson_action = Signal(str, object)
 
     def __init__(self, backend: Backend, parent: QObject | None = None) -> None:

@@ -96,7 +96,7 @@ def load_pairs(config) -> tuple[list[tuple[str, str]], list[tuple[str, str]], st
                                 list[list[str]]]:
     """(training pairs, held-out pairs, a description of the data, the references of each
     held-out pair: every target its source has in the data, its own first)."""
-    from workbench.core.seq2seq_metrics import references_of
+    from workbench.core.metrics.seq2seq import references_of
 
     if config.data == "file":
         pairs = read_pairs(config.path, config.source_column, config.target_column,

@@ -96,7 +96,7 @@ def _seq2seq(model, snapshot, config, path: Path, allow_unknown: bool) -> Evalua
     from workbench.core.corpus.detokenize import learn_spacing
     from workbench.core.data.pairs import read_pairs
     from workbench.core.data.seq2seq_data import PairData, Side
-    from workbench.core.seq2seq_metrics import references_of
+    from workbench.core.metrics.seq2seq import references_of
     from workbench.core.tasks.seq2seq import Seq2seqTask
 
     vocabulary = snapshot.tokenizer

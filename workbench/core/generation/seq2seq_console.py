@@ -17,7 +17,7 @@ from workbench.core.corpus.tokenizers import EOS, tokenizer_from_dict
 from workbench.core.events import DecodedToken, Event, JobFinished, Progress
 from workbench.core.generation.seq2seq_decoding import Decoded, beam_steps, greedy_steps
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
-from workbench.core.seq2seq_trace import DecodeResult
+from workbench.core.trace.seq2seq import DecodeResult
 
 
 def source_ids(tokenizer, text: str) -> list[int]:

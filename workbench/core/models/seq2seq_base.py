@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from workbench.core.corpus.tokenizers import BOS
-from workbench.core.seq2seq_trace import Seq2seqTrace
+from workbench.core.trace.seq2seq import Seq2seqTrace
 
 
 @dataclass

@@ -37,8 +37,8 @@ from workbench.core.models.recurrent_encoder import RecurrentEncoder
 from workbench.core.models.registry import register_builder
 from workbench.core.models.rnn_decoder import RnnDecoder
 from workbench.core.models.seq2seq_base import Seq2seqModel, decoder_inputs
-from workbench.core.seq2seq_trace import Seq2seqTrace
 from workbench.core.trace import LayerTrace
+from workbench.core.trace.seq2seq import Seq2seqTrace
 
 _ENCODER_CONFIGS = {"rnn": RnnConfig, "lstm": LstmConfig, "gru": GruConfig}
 

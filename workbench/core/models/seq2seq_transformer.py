@@ -32,8 +32,8 @@ from workbench.core.models.registry import register_builder
 from workbench.core.models.seq2seq_base import Memory, Seq2seqModel, decoder_inputs
 from workbench.core.models.transformer import Block, TokenPositions
 from workbench.core.models.transformer_encoder import TransformerEncoder
-from workbench.core.seq2seq_trace import Seq2seqTrace
 from workbench.core.trace import LayerTrace
+from workbench.core.trace.seq2seq import Seq2seqTrace
 
 
 class DecoderBlock(Block):

@@ -6,7 +6,7 @@ an optional share of steps reading the model's own prediction instead (scheduled
 Validation on the held-out pairs (the same ones every time) measures:
 - the loss and token accuracy under teacher forcing;
 - exact match: the greedy output equals a reference, every token and the <eos> (every target
-  the source has in the data is a reference: core/seq2seq_metrics.py);
+  the source has in the data is a reference: core/metrics/seq2seq.py);
 - BLEU and chrF of the greedy outputs, detokenised, against all of their references;
 - accuracy by input length (a structured result the Training panel plots): where the plain
   encoder-decoder's bottleneck shows.
@@ -27,7 +27,7 @@ from workbench.core.corpus.tokenizers import EOS
 from workbench.core.data.seq2seq_data import pair_batch, prepare_pairs
 from workbench.core.generation.seq2seq_decoding import greedy_batch
 from workbench.core.jobs import JobSpec, UserFacingError
-from workbench.core.seq2seq_metrics import exact_matches, text_scores
+from workbench.core.metrics.seq2seq import exact_matches, text_scores
 from workbench.core.tasks.base import IGNORE_INDEX, Batch, Evaluation, Task, register_task
 from workbench.core.tasks.sequences import epoch_rows
 from workbench.core.training.setup import autocast

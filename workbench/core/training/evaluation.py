@@ -24,7 +24,7 @@ class ModelHooks:
     @staticmethod
     def default() -> ModelHooks:
         from workbench.core.models import build_model
-        from workbench.core.models.snapshots import snapshot_of
+        from workbench.core.snapshot.rebuild import snapshot_of
 
         return ModelHooks(build_model, snapshot_of)
 

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 
 from workbench.core.config.models import config_from_dict, config_to_dict
 from workbench.core.config.tasks import TASK_CONFIGS
-from workbench.core.lesson_setup import step_setup
 from workbench.core.lessons import Lesson, load_lessons, pretrained_folders
+from workbench.core.lessons.setup import step_setup
 from workbench.core.resources import resource_path, user_model_folder
 from workbench.qt.panel import Panel
 from workbench.qt.widgets.checkpoint_open import open_checkpoint
@@ -233,7 +233,7 @@ class LessonsPanel(Panel):
 
     def run_step(self, index: int) -> None:
         """Set the app up for step `index` whole (the state the steps before it set too, so
-        nothing is left from another lesson: core/lesson_setup.py), then point at its
+        nothing is left from another lesson: core/lessons/setup.py), then point at its
         control."""
         step = self.lesson.steps[index]
         setup = step_setup(self.lesson, index)

@@ -31,8 +31,8 @@ from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.probe_bar import DEFAULT_PROBE, model_key
 from workbench.qt.widgets.worked_view import WorkedView
 
-if TYPE_CHECKING:  # (core.seq2seq_trace is outside the Qt room's allow-list)
-    from workbench.core.seq2seq_trace import Seq2seqTrace
+if TYPE_CHECKING:  # (core.trace.seq2seq is outside the Qt room's allow-list)
+    from workbench.core.trace.seq2seq import Seq2seqTrace
 
 ENCODER_TASKS = ("masked_lm", "classify", "tag")  # their attention reads both ways by design
 STATISTICS = ("entropy", "mean distance", "previous token", "first token")

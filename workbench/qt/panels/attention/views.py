@@ -11,8 +11,8 @@ import numpy as np
 
 from workbench.core.trace import Trace
 
-if TYPE_CHECKING:  # (core.seq2seq_trace is outside the Qt room's allow-list)
-    from workbench.core.seq2seq_trace import Seq2seqTrace
+if TYPE_CHECKING:  # (core.trace.seq2seq is outside the Qt room's allow-list)
+    from workbench.core.trace.seq2seq import Seq2seqTrace
 
 
 def masked(matrix: np.ndarray, scores: np.ndarray | None = None) -> np.ndarray:

@@ -10,6 +10,8 @@ A class never predicted has precision 0/0, taken as 0 (scikit-learn's zero_divis
 that neither occurs nor is predicted is left out of the macro mean. For tagging, every real
 token is one item: token accuracy and per-tag F1 are the same formulas over tokens.
 [NOT IN SEEDS: the seeds name accuracy only (Keras metrics=['accuracy']).]
+Sequence-to-sequence scores (exact match, BLEU, chrF against every reference) are in
+`metrics.seq2seq`.
 """
 
 from __future__ import annotations

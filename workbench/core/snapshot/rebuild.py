@@ -1,4 +1,8 @@
-"""Snapshots: a CPU numpy copy of a model's weights, and a private model rebuilt from one."""
+"""Taking a snapshot off the live model and rebuilding a private model from one (torch).
+
+The torch half of the snapshot package: `Snapshot` itself (the package's __init__) is
+torch-free so that the Qt room may hold one; this module is for the rooms that run models.
+"""
 
 from __future__ import annotations
 

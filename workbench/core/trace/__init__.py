@@ -1,7 +1,8 @@
 """What `SequenceModel.trace` returns: every internal of a probe, as numpy arrays (torch-free).
 
 Inspectors in the Qt room read these. Shapes use T for probe length, H for hidden units, D for
-model width, nh for heads, V for vocabulary size.
+model width, nh for heads, V for vocabulary size. A sequence-to-sequence model's trace, with
+its alignments and decoded steps, is in `trace.seq2seq`.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ task = "language_model"                  # the Architecture panel's task (before
 tab = "attention:heatmap"                # show the tab (or page) this control lies on
 ```
 
-A step inherits the state the steps before it in its lesson set (core/lesson_setup.py), so
+A step inherits the state the steps before it in its lesson set (core/lessons/setup.py), so
 "Set up" of any step, after any other lesson, gives the whole state it relies on.
 """
 
