@@ -59,12 +59,13 @@ def test_auto_threads_are_shared_between_the_ranks_of_a_node():
 
 def test_launcher_arguments_and_messages(tmp_path):
     args = torchrun_args(2, ["r.toml", "--out", "x"])
-    assert args[:2] == ["--standalone", "--nproc-per-node=2"]
-    assert args[2:] == ["--module", "workbench", "train", "r.toml", "--out", "x"]
+    # the ranks meet at 127.0.0.1, not at the machine's name (which may not resolve)
+    assert args[:3] == ["--standalone", "--nproc-per-node=2", "--local-addr=127.0.0.1"]
+    assert args[3:] == ["--module", "workbench", "train", "r.toml", "--out", "x"]
     # the installed app has no Python for -m: each rank is its own program (checked in the
     # .deb by packaging/check_fresh_debian.py)
     frozen = torchrun_args(2, ["r.toml"], frozen=True)
-    assert frozen[2:] == ["--no-python", sys.executable, "train", "r.toml"]
+    assert frozen[3:] == ["--no-python", sys.executable, "train", "r.toml"]
     assert "No checkpoint was written yet" in resume_hint(tmp_path, 2)
     (tmp_path / "checkpoints").mkdir()
     (tmp_path / "checkpoints" / "latest.json").write_text(json.dumps({"step": 40}))

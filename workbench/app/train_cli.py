@@ -48,7 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "folder in the runs directory)")
     parser.add_argument("--device", choices=("auto", "cpu", "cuda", "mps"),
                         help="override the recipe's device")
-    parser.add_argument("--max-steps", type=int, metavar="N", help="override the step count")
+    parser.add_argument("--max-steps", type=int, metavar="N",
+                        help="train N steps: replaces the recipe's step count and its time "
+                             "budget ('minutes'), so the schedule fits N steps")
     parser.add_argument("--threads", type=int, metavar="N",
                         help="torch CPU threads (default: the recipe's; 0 = all cores but one)")
     parser.add_argument("--tensorboard", action="store_true",
@@ -191,7 +193,9 @@ def _job(args, rank=None) -> tuple[JobSpec, int]:
     if args.device:
         changes["device"] = args.device
     if args.max_steps:
-        changes["max_steps"] = args.max_steps
+        # a step count the user typed is the budget: the recipe's minutes would otherwise fit
+        # the schedule to a time the run never reaches (and several ranks refuse minutes)
+        changes["max_steps"], changes["minutes"] = args.max_steps, 0.0
         changes["warmup_steps"] = min(recipe.training.warmup_steps, args.max_steps - 1)
     if args.threads is not None:
         changes["threads"] = args.threads

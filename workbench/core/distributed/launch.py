@@ -26,11 +26,14 @@ def torchrun_args(nproc: int, train_args: list[str], frozen: bool | None = None
     with `train_args`. In the installed app (a PyInstaller bundle) there is no Python to run
     `-m workbench`: each rank is the app's own program, `SequenceWorkbench train …`."""
     frozen = getattr(sys, "frozen", False) if frozen is None else frozen
+    # Every rank is on this machine, so they meet at 127.0.0.1. Without --local-addr the
+    # ranks look up the machine's own name, and where it does not resolve (a fresh Debian has
+    # no /etc/hosts line for it, nor do many DHCP-named classroom machines) torchrun retries
+    # for ever, printing only "The IPv6 network addresses of (vm, 42019) cannot be retrieved".
+    local = ["--standalone", f"--nproc-per-node={nproc}", "--local-addr=127.0.0.1"]
     if frozen:
-        return ["--standalone", f"--nproc-per-node={nproc}", "--no-python", sys.executable,
-                "train", *train_args]
-    return ["--standalone", f"--nproc-per-node={nproc}", "--module", "workbench", "train",
-            *train_args]
+        return [*local, "--no-python", sys.executable, "train", *train_args]
+    return [*local, "--module", "workbench", "train", *train_args]
 
 
 def launch(nproc: int, train_args: list[str], run_dir: Path, stream=None) -> int:
