@@ -54,3 +54,65 @@ def reference_gpt2(folder: Path):
 
     return GPT2LMHeadModel.from_pretrained(folder, local_files_only=True,
                                            attn_implementation="eager").eval()
+
+
+def bert_tokenizer_json() -> str:
+    """A WordPiece vocabulary shaped like BERT's: lower-cased, its specials first, "##" pieces,
+    and the post-processor that frames a text as [CLS] text [SEP]."""
+    from tokenizers import (
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        processors,
+        trainers,
+    )
+
+    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.decoder = decoders.WordPiece()
+    trainer = trainers.WordPieceTrainer(vocab_size=120, show_progress=False, special_tokens=[
+        "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
+    tokenizer.train_from_iterator(TEXT, trainer=trainer)
+    cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+    return tokenizer.to_str()
+
+
+def make_bert_folder(folder: Path, safetensors: bool = True, seed: int = 0, **options) -> Path:
+    """A 2-layer BertForMaskedLM of width 32 (4 heads, FFN 37) saved as `save_pretrained`
+    saves it, with its tokenizer. Every weight is moved off its initial value (LayerNorms start
+    at 1 and 0, the segment table and the output bias at 0 otherwise): a tensor read into the
+    wrong place then changes the numbers."""
+    import torch
+    from tokenizers import Tokenizer
+    from transformers import BertConfig, BertForMaskedLM
+
+    text = bert_tokenizer_json()
+    settings = dict(vocab_size=Tokenizer.from_str(text).get_vocab_size(), hidden_size=32,
+                    num_hidden_layers=2, num_attention_heads=4, intermediate_size=37,
+                    max_position_embeddings=64)
+    torch.manual_seed(seed)
+    model = BertForMaskedLM(BertConfig(**{**settings, **options}))
+    with torch.no_grad():
+        for parameter in model.parameters():  # each tied tensor once
+            parameter.add_(torch.randn_like(parameter) * 0.1)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder)
+    if not safetensors:
+        torch.save(model.state_dict(), folder / "pytorch_model.bin")
+        (folder / "model.safetensors").unlink()
+    (folder / "tokenizer.json").write_text(text, encoding="utf-8")
+    return folder
+
+
+def reference_bert(folder: Path):
+    """The folder as `transformers` opens it, with eager attention (weights returned)."""
+    from transformers import BertForMaskedLM
+
+    return BertForMaskedLM.from_pretrained(folder, local_files_only=True,
+                                           attn_implementation="eager").eval()

@@ -38,10 +38,10 @@ def refusal(folder) -> str:
     return str(caught.value)
 
 
-def test_a_folder_of_another_family_names_the_one_that_opens(folder):
-    edit_config(folder, model_type="bert")
+def test_a_folder_of_another_family_names_the_ones_that_open(folder):
+    edit_config(folder, model_type="llama")
     message = refusal(folder)
-    assert "'bert'" in message and "GPT-2" in message
+    assert "'llama'" in message and "GPT-2" in message and "BERT" in message
 
 
 @pytest.mark.parametrize("option, words", [

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from workbench.core.config.encoder_tasks import ENCODER_INSPECTORS
 from workbench.core.config.generation import GenerationConfig, clamp_problems
 from workbench.core.config.tasks import DEFAULT_TASK, TASK_CONFIGS
 from workbench.core.corpus.tokenizers import tokenizer_from_dict
@@ -72,9 +73,13 @@ class InspectionBackend:
                 self._probes.popitem(last=False)
 
     @staticmethod
-    def tokenizer_for(snapshot: Snapshot) -> Any:
-        if snapshot.task_name != DEFAULT_TASK:
-            task = TASK_CONFIGS.get(snapshot.task_name)
+    def tokenizer_for(snapshot: Snapshot, encoders: bool = False) -> Any:
+        """The tokenizer a language model's views read; with `encoders`, also an encoder
+        task's (a masked LM, classifier or tagger), whose probe goes through the same trace
+        for the views its task lists (attention, gates, gradients), never generation."""
+        task = TASK_CONFIGS.get(snapshot.task_name)
+        probed = encoders and bool(set(getattr(task, "inspectors", ())) & set(ENCODER_INSPECTORS))
+        if snapshot.task_name != DEFAULT_TASK and not probed:
             title = task.title if task else snapshot.task_name
             views = ", ".join(getattr(task, "inspectors", ())) or "none yet"
             raise UserFacingError(f"{snapshot.label} is a '{title}' model; this view reads "
@@ -91,7 +96,7 @@ class InspectionBackend:
         """A query whose result is the probe's `Trace` with the inspectors' extras."""
         from workbench.core.inspection.probes import encode_probe, gradient_norms, probe_job
 
-        tokenizer = self.tokenizer_for(snapshot)
+        tokenizer = self.tokenizer_for(snapshot, encoders=True)
         encode_probe(tokenizer, text)  # refuse an empty or long probe before a thread starts
         gradients = bool(gradients)
 

@@ -236,3 +236,15 @@ class TransformerEncoderConfig(TransformerConfig):
     cls_token: bool = param(False, "[CLS] token", "Prepend a learned [CLS] vector at position "
                             "0 (BERT): a classifier may read the sentence from its state. The "
                             "context length must hold it too.")
+    embedding_norm: bool = param(False, "Embedding LayerNorm", "Normalise x_0 = E[tokens] + P "
+                                 "with a LayerNorm before the first block, as BERT does. Off: "
+                                 "the seeds' x_0, as the encoder always had.", advanced=True)
+    # ε of every LayerNorm (blocks, embedding, masked-LM head): 1e-5 is torch's default and what
+    # every model trained here used; BERT folders bring their own (1e-12). Not a form field.
+    norm_eps: float = 1e-5
+
+    def problems(self) -> list[str]:
+        problems = super().problems()
+        if not 0 < self.norm_eps < 1:
+            problems.append(f"The LayerNorm ε must lie between 0 and 1 (got {self.norm_eps}).")
+        return problems

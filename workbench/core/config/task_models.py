@@ -18,6 +18,7 @@ from workbench.core.config.models import config_from_dict, register_config
 
 POOLINGS = ("last", "mean", "max", "attention", "cls")
 OUTPUTS = ("softmax", "sigmoid")
+HEAD_ACTIVATIONS = ("gelu", "gelu_tanh", "relu")  # the transformer's ACTIVATIONS
 
 
 @dataclass
@@ -94,3 +95,13 @@ class MaskedLmModelConfig(_EncoderHeadConfig):
 
     arch: ClassVar[str] = "masked_lm"
     title: ClassVar[str] = "Masked language model"
+    # f of the transform layer LayerNorm(f(W x + b)): GELU as BERT's, or the activation a BERT
+    # folder names (its hidden_act is the head's too). Not a form field.
+    head_activation: str = "gelu"
+
+    def problems(self) -> list[str]:
+        problems = super().problems()
+        if self.head_activation not in HEAD_ACTIVATIONS:
+            problems.append(f"The masked-LM head's activation must be one of "
+                            f"{', '.join(HEAD_ACTIVATIONS)} (got {self.head_activation!r}).")
+        return problems

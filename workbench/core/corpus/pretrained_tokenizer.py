@@ -5,7 +5,9 @@ It keeps the model's numbering: GPT-2's ids are GPT-2's, and its one special tok
 <|endoftext|> (id 50256) is the model's start and end of text. The app's own tokenizers put
 <pad>, <unk>, <bos> and <eos> at ids 0-3; this one says its own `bos_id`, `eos_id` and
 `special_ids`, which generation and the text streams read. Typing "<|endoftext|>" in a prompt
-gives the special token, as the model's library does.
+gives the special token, as the model's library does. BERT's WordPiece vocabulary brings its own
+[MASK] (`mask_id`) and frames every input as [CLS] text [SEP] (`frame`, what `encode_prompt`
+adds); its "##" pieces read as GPT-2's do (" word", "s").
 """
 
 from __future__ import annotations
@@ -17,14 +19,29 @@ from typing import Any
 from workbench.core.corpus.bpe_tokenizer import BYTE_LEVEL_ALPHABET, readable_bytes
 from workbench.core.corpus.tokenizer_base import Tokenizer, not_text_error
 
+MASK_TOKEN = "[MASK]"  # BERT's, and the word the fill-in-the-blank console reads
+
+
+def _parts(description: dict[str, Any]) -> list[dict]:
+    parts = [description.get("pre_tokenizer") or {}, description.get("decoder") or {}]
+    for part in list(parts):
+        parts.extend(part.get("pretokenizers") or part.get("decoders") or [])
+    return [p for p in parts if isinstance(p, dict)]
+
 
 def is_byte_level(description: dict[str, Any]) -> bool:
     """Whether a tokenizer.json works on bytes written as the byte-level alphabet (GPT-2's
     "Ġ" for a space): its pre-tokenizer or decoder is ByteLevel."""
-    parts = [description.get("pre_tokenizer") or {}, description.get("decoder") or {}]
-    for part in list(parts):
-        parts.extend(part.get("pretokenizers") or part.get("decoders") or [])
-    return any(isinstance(p, dict) and p.get("type") == "ByteLevel" for p in parts)
+    return any(p.get("type") == "ByteLevel" for p in _parts(description))
+
+
+def continuation_prefix(description: dict[str, Any]) -> str:
+    """The mark of a WordPiece piece that continues a word (BERT's "##"), or "" for a
+    tokenizer without one."""
+    for part in _parts(description):
+        if part.get("type") == "WordPiece":
+            return str(part.get("prefix", "##"))
+    return ""
 
 
 class PretrainedTokenizer(Tokenizer):
@@ -35,9 +52,15 @@ class PretrainedTokenizer(Tokenizer):
 
         self._json = text
         self._backend = LibraryTokenizer.from_str(text)
-        self.byte_level = is_byte_level(json.loads(text))
+        description = json.loads(text)
+        self.byte_level = is_byte_level(description)
+        self.piece_prefix = continuation_prefix(description)
         added = self._backend.get_added_tokens_decoder()
         self.special_ids = frozenset(i for i, token in added.items() if token.special)
+        # a masked LM's own [MASK] (BERT's id 103), None where the vocabulary has none
+        self.mask_id = next((i for i, token in added.items()
+                             if token.special and token.content == MASK_TOKEN), None)
+        self.frame = self._frame()
         # no start or end token: -1 matches no id (generation then stops by length)
         self.bos_id = -1 if bos_id is None else int(bos_id)
         self.eos_id = -1 if eos_id is None else int(eos_id)
@@ -52,6 +75,21 @@ class PretrainedTokenizer(Tokenizer):
         except TypeError:  # the library's word for a string it cannot pass as UTF-8
             raise not_text_error(text) from None
 
+    def _frame(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The ids the tokenizer's post-processor puts before and after one text (BERT's
+        [CLS] and [SEP]; nothing for GPT-2), read from how it frames a one-word text."""
+        encoding = self._backend.encode("a", add_special_tokens=True)
+        inside = [i for i, s in enumerate(encoding.sequence_ids) if s is not None]
+        if not inside:
+            return tuple(encoding.ids), ()
+        return tuple(encoding.ids[: inside[0]]), tuple(encoding.ids[inside[-1] + 1:])
+
+    def encode_prompt(self, text: str) -> list[int]:
+        """What the model reads for a probe: the text framed as its tokenizer frames every
+        input (BERT was trained on [CLS] text [SEP]; GPT-2's frame is empty)."""
+        prefix, suffix = self.frame
+        return [*prefix, *super().encode_prompt(text), *suffix]
+
     def decode(self, ids: Iterable[int]) -> str:
         return self._backend.decode([int(i) for i in ids], skip_special_tokens=True)
 
@@ -65,7 +103,15 @@ class PretrainedTokenizer(Tokenizer):
         return bytes(BYTE_LEVEL_ALPHABET[c] for c in piece if c in BYTE_LEVEL_ALPHABET)
 
     def readable_token(self, i: int) -> str:
-        if i in self.special_ids or not self.byte_level:
+        if i in self.special_ids:
+            return self.token(i)
+        if self.piece_prefix:
+            # as GPT-2's pieces read: " word" starts a word, "s" continues one ("##s"), so
+            # the pieces side by side spell the text
+            piece = self._backend.id_to_token(int(i)) or ""
+            return piece[len(self.piece_prefix):] if piece.startswith(self.piece_prefix) \
+                else " " + piece
+        if not self.byte_level:
             return self.token(i)
         return readable_bytes(self.token_bytes(i))
 

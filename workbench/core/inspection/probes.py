@@ -32,7 +32,10 @@ TOP_K = 5
 
 def display_text(tokenizer: Any, token_id: int) -> str:
     """A token as the user reads it (decoded, so byte-level BPE shows its characters; a piece
-    of a character's bytes shows them as <0xE2> rather than U+FFFD)."""
+    of a character's bytes shows them as <0xE2> rather than U+FFFD). A WordPiece piece
+    decodes alone as itself ("##s"): its readable form says it continues a word ("s")."""
+    if getattr(tokenizer, "piece_prefix", ""):
+        return tokenizer.readable_token(int(token_id))
     text = tokenizer.decode([int(token_id)])
     return text if text and "\ufffd" not in text else tokenizer.readable_token(int(token_id))
 

@@ -79,14 +79,16 @@ class MaskedTokenHead(nn.Module):
     by the embedding matrix, softmax over the vocabulary"): x -> LayerNorm(GELU(W x + b)),
     then logits = x Eᵀ + b_V (E tied to the input embedding) or a separate matrix."""
 
-    def __init__(self, size: int, embedding: nn.Embedding, tie: bool) -> None:
+    def __init__(self, size: int, embedding: nn.Embedding, tie: bool, activation=F.gelu,
+                 eps: float = 1e-5) -> None:
         super().__init__()
         width = embedding.embedding_dim
         self.transform = nn.Linear(size, width)
-        self.norm = nn.LayerNorm(width)
+        self.activation = activation  # GELU (BERT's hidden_act; a BERT folder may name another)
+        self.norm = nn.LayerNorm(width, eps=eps)
         self.decoder = nn.Linear(width, embedding.num_embeddings)
         if tie:
             self.decoder.weight = embedding.weight
 
     def forward(self, states: torch.Tensor) -> torch.Tensor:
-        return self.decoder(self.norm(F.gelu(self.transform(states))))
+        return self.decoder(self.norm(self.activation(self.transform(states))))

@@ -70,7 +70,8 @@ def _rows_of(name: str, module: nn.Module) -> list[tuple[str, nn.Module]]:
 
 _NAMES = {"drop": "dropout", "final_norm": "final LayerNorm", "bridge_h": "bridge W_b",
           "bridge_c": "bridge of the cell state", "score": "attention score",
-          "combine": "attentional layer W_c", "pool": "pooling", "cls": "[CLS] vector"}
+          "combine": "attentional layer W_c", "pool": "pooling", "cls": "[CLS] vector",
+          "embed_norm": "embedding LayerNorm"}
 
 
 def _shape_text(module: nn.Module, probe: _Probe) -> str:

@@ -30,6 +30,7 @@ from workbench.core.models.heads import (
     two_class_logits,
 )
 from workbench.core.models.registry import register_builder
+from workbench.core.models.transformer import ACTIVATIONS
 from workbench.core.trace import Trace
 
 
@@ -151,7 +152,9 @@ class MaskedLanguageModel(EncoderTaskModel):
     def __init__(self, config: MaskedLmModelConfig) -> None:
         super().__init__(config)
         tie = bool(config.encoder.get("tie_weights", False))
-        self.head = MaskedTokenHead(self.encoder.output_size, self.encoder.embedding, tie)
+        self.head = MaskedTokenHead(self.encoder.output_size, self.encoder.embedding, tie,
+                                    ACTIVATIONS[config.head_activation],
+                                    float(config.encoder.get("norm_eps", 1e-5)))
 
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor | None = None,
                 where: torch.Tensor | None = None) -> torch.Tensor:

@@ -70,8 +70,9 @@ class Block(nn.Module):
         self.proj = nn.Linear(d, d)  # W_O
         self.ff_in = nn.Linear(d, config.d_ff)  # FFN(x) = f(x W_1 + b_1) W_2 + b_2
         self.ff_out = nn.Linear(config.d_ff, d)
-        self.norm1 = nn.LayerNorm(d)
-        self.norm2 = nn.LayerNorm(d)
+        eps = getattr(config, "norm_eps", 1e-5)  # an encoder's setting (BERT: 1e-12)
+        self.norm1 = nn.LayerNorm(d, eps=eps)
+        self.norm2 = nn.LayerNorm(d, eps=eps)
         self.dropout = config.dropout
         self.drop = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
         self.scale_scores = getattr(config, "scale_scores", True)  # off: an ablation

@@ -1,6 +1,7 @@
 """A transformer encoder: the decoder's blocks without the causal mask (SEEDS T12; BERT).
 
-x_0 = E[tokens] (scaled) + P, with an optional learned [CLS] vector prepended at position 0;
+x_0 = E[tokens] (scaled) + P, with an optional learned [CLS] vector prepended at position 0
+(and, as an option BERT needs, x_0 := LayerNorm(x_0));
 for r = 1 … N: X := LayerNorm(X + MultiHead(X W_Q, X W_K, X W_V)) and
 X := LayerNorm(X + FFN(X)) (post-LN, the seeds' form; pre-LN optional), every query attending to
 every real key. Padded keys get exactly zero weight (a key-padding mask), so padding changes no
@@ -37,22 +38,33 @@ class TransformerEncoder(TokenPositions, nn.Module):
         # an encoder reads both sides; its config's causal mask (off by default) can turn it on
         causal = bool(getattr(config, "causal_mask", False))
         self.blocks = nn.ModuleList(Block(config, causal=causal) for _ in range(config.num_layers))
-        self.final_norm = nn.LayerNorm(d) if config.norm_placement == "pre" else nn.Identity()
+        eps = getattr(config, "norm_eps", 1e-5)
+        self.final_norm = nn.LayerNorm(d, eps=eps) if config.norm_placement == "pre" \
+            else nn.Identity()
+        # BERT normalises x_0 before the first block; the seeds' encoder does not (default off,
+        # so the models and checkpoints made before the option build as they did)
+        self.embed_norm = nn.LayerNorm(d, eps=eps) if getattr(config, "embedding_norm", False) \
+            else None
         self._init_embeddings()
         if self.has_cls:  # starts like a token's embedding and is scaled as one
             std = 0.02 if self.learned_positions else d**-0.5
             self.cls = nn.Parameter(torch.randn(1, 1, d) * std)
 
-    def embed_with_cls(self, tokens: torch.Tensor, mask: torch.Tensor | None
-                       ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """x_0 (B, T, D) with T = S (+1 for [CLS] at position 0) and the matching key mask."""
+    def embed_with_cls(self, tokens: torch.Tensor, mask: torch.Tensor | None,
+                       norm=None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """x_0 (B, T, D) with T = S (+1 for [CLS] at position 0) and the matching key mask;
+        with the embedding LayerNorm, x_0 = LayerNorm(E[tokens] + P), computed by `norm` (the
+        fused module unless the transcription passes its own)."""
         x = self.embedding(tokens) * self.embed_scale  # (B, S, D)
         if self.has_cls:
             cls = self.cls * self.embed_scale
             x = torch.cat([cls.expand(tokens.shape[0], -1, -1), x], dim=1)
             if mask is not None:
                 mask = torch.cat([mask.new_ones(mask.shape[0], 1), mask], dim=1)
-        return self.add_positions(x), mask
+        x = self.add_positions(x)
+        if self.embed_norm is not None:
+            x = norm(x, self.embed_norm) if norm is not None else self.embed_norm(x)
+        return x, mask
 
     def _output(self, x: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
         x = self.final_norm(x)
@@ -72,7 +84,7 @@ class TransformerEncoder(TokenPositions, nn.Module):
     def step_run(self, tokens: torch.Tensor, mask: torch.Tensor | None = None,
                  clamp: Clamp = None, record: bool = True):
         """The seeds' equations: (x_0, last residual stream, per-block records)."""
-        x0, key_mask = self.embed_with_cls(tokens, mask)
+        x0, key_mask = self.embed_with_cls(tokens, mask, transformer_steps.layer_norm)
         x, records = transformer_steps.run(self, x0, clamp, record=record, key_mask=key_mask)
         return x0, x, records
 

@@ -5,7 +5,10 @@ as one of the app's own model families, with the same weights.
 A GPT-2 folder becomes the app's transformer decoder (pre-LN, GELU, learned positions, tied
 output): every view of a course transformer (attention, the worked computation, the residual
 stream, next token, the console) then reads GPT-2's own numbers through the same transparent
-trace. Nothing is downloaded and `transformers` is not needed to open a folder; the tests
+trace. A BERT folder becomes the app's masked-LM model (a post-LN transformer encoder with
+BERT's embedding LayerNorm, and the masked-token head tied to the embedding): the attention
+views, the residual stream and the fill-in-the-blank console read BERT's numbers the same way.
+Nothing is downloaded and `transformers` is not needed to open a folder; the tests
 compare the numbers with `transformers`' own.
 """
 

@@ -20,11 +20,13 @@ from workbench.core.config.models import config_to_dict, settings_problems
 from workbench.core.corpus.pretrained_tokenizer import PretrainedTokenizer
 from workbench.core.files.bounded import check_regular, read_json, read_text
 from workbench.core.jobs import UserFacingError
-from workbench.core.pretrained import gpt2
+from workbench.core.pretrained import bert, gpt2
 from workbench.core.pretrained.safetensors_reader import DamagedFileError, read_header, read_tensors
 from workbench.core.snapshot import Snapshot
 
-FAMILIES = {"gpt2": gpt2}
+# model_type -> the module mapping it: model_config, wanted, app_shapes, app_weights and
+# snapshot_parts (GPT-2 opens as a language model, BERT as a masked LM)
+FAMILIES = {"gpt2": gpt2, "bert": bert}
 
 
 FOLDER_FILES = ("config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json")
@@ -50,9 +52,10 @@ def snapshot_from_folder(path: Path, check: Callable[[], object] | None = None) 
     """The folder's model as a snapshot of the app's own family, or `UserFacingError` saying
     what is missing, damaged or not supported."""
     model_config, weights = open_model(path, check)
-    tokenizer = open_tokenizer(path)
+    tokenizer, task = FAMILIES[_config(path)["model_type"]].snapshot_parts(
+        open_tokenizer(path), model_config)
     return Snapshot(model_config=config_to_dict(model_config), weights=weights,
-                    tokenizer=tokenizer.to_dict(), run_name=path.name,
+                    tokenizer=tokenizer, task=task, run_name=path.name,
                     run_dir=str(path.resolve()))
 
 
@@ -82,10 +85,9 @@ def open_model(path: Path, check: Callable[[], object] | None = None
     # the config's size, then the file's tensors, before a byte of weights is read
     model_budget.check_memory(shapes, model_budget.INFERENCE_BYTES, f"Opening {path.name}")
     if weights_file.suffix == ".safetensors":
-        model_budget.check_fits(shapes, _saved_shapes(weights_file, family,
-                                                      model_config.tie_weights), where)
-    weights = family.app_weights(_read_tensors(weights_file, family, check),
-                                 model_config.tie_weights)
+        model_budget.check_fits(shapes, _saved_shapes(weights_file, family, model_config),
+                                where)
+    weights = family.app_weights(_read_tensors(weights_file, family, check), model_config)
     model_budget.check_fits(shapes, weights, where)
     return model_config, weights
 
@@ -106,8 +108,10 @@ def _config(path: Path) -> dict[str, Any]:
     if kind not in FAMILIES:
         raise UserFacingError(
             f"{path.name} holds a model of type {kind!r}; the workbench opens the GPT-2 family "
-            "(model_type \"gpt2\": GPT-2, DistilGPT-2 and models saved in its shape). "
-            "A folder of another family cannot be opened yet.")
+            "(model_type \"gpt2\": GPT-2, DistilGPT-2 and models saved in its shape) as a "
+            "language model and the BERT family (model_type \"bert\": BERT and models saved "
+            "in its shape) as a masked language model. A folder of another family cannot be "
+            "opened yet.")
     return config
 
 
@@ -115,29 +119,25 @@ def _weights_file(path: Path) -> Path:
     for name in ("model.safetensors", "pytorch_model.bin"):
         if (path / name).is_file():
             return path / name
-    if (path / "model.safetensors.index.json").is_file():
+    if any((path / f"{name}.index.json").is_file()
+           for name in ("model.safetensors", "pytorch_model.bin")):
         raise UserFacingError(f"{path.name} holds its weights in several shards; the workbench "
                               "reads one model.safetensors file.")
     raise UserFacingError(f"{path.name} has no model.safetensors (or pytorch_model.bin): copy "
                           "the whole model folder, weights included.")
 
 
-def _saved_shapes(file: Path, family, tied: bool) -> dict[str, _Shape]:
+def _saved_shapes(file: Path, family, model_config) -> dict[str, _Shape]:
     """The app's names and shapes of the tensors a safetensors file holds, read from its
     header alone: nothing is allocated for a file that does not fit the config."""
     try:
         header, _ = read_header(file)
-        shapes = {}
-        for name, entry in header.items():
-            target = family.app_name(name)
-            if target is not None:
-                shapes[target] = _Shape(family.app_shape(name, tuple(entry["shape"])))
+        saved = {name: tuple(entry["shape"]) for name, entry in header.items()}
     except (OSError, DamagedFileError) as exc:
         raise UserFacingError(f"{file.name} is not a safetensors file that can be read "
                               f"({exc}); copy the model folder again.") from None
-    if tied and "embedding.weight" in shapes:
-        shapes["head.weight"] = shapes["embedding.weight"]
-    return shapes
+    return {name: _Shape(shape)
+            for name, shape in family.app_shapes(saved, model_config).items()}
 
 
 class _Shape:
@@ -153,7 +153,7 @@ def _read_tensors(file: Path, family, check: Callable[[], object] | None = None
     buffers it rebuilds are not read."""
     try:
         if file.suffix == ".safetensors":
-            return read_tensors(file, lambda name: family.app_name(name) is not None, check)
+            return read_tensors(file, family.wanted, check)
         check_regular(file)
         tensors = torch.load(file, map_location="cpu", weights_only=True)
     except (OSError, RuntimeError, ValueError, EOFError) as exc:

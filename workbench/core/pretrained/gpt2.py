@@ -101,8 +101,30 @@ def app_shape(name: str, shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(shape)) if is_conv1d(name) else tuple(shape)
 
 
-def app_weights(tensors: dict[str, np.ndarray], tied: bool) -> dict[str, np.ndarray]:
+def wanted(name: str) -> bool:
+    """Whether the reader reads the tensor (not a buffer that is rebuilt)."""
+    return app_name(name) is not None
+
+
+def app_shapes(shapes: dict[str, tuple[int, ...]], config: TransformerConfig
+               ) -> dict[str, tuple[int, ...]]:
+    """The app's names and shapes of a weights file's tensors (from its header alone)."""
+    out = {app_name(name): app_shape(name, shape) for name, shape in shapes.items()
+           if app_name(name) is not None}
+    if config.tie_weights and "embedding.weight" in out:
+        out["head.weight"] = out["embedding.weight"]
+    return out  # type: ignore[return-value] - the None names were left out
+
+
+def snapshot_parts(tokenizer: Any, config: TransformerConfig) -> tuple[dict, dict]:
+    """The snapshot's tokenizer entry and its task (a language model: {})."""
+    return tokenizer.to_dict(), {}
+
+
+def app_weights(tensors: dict[str, np.ndarray], config: TransformerConfig
+                ) -> dict[str, np.ndarray]:
     """GPT-2's tensors under the app's names, as the model's state_dict has them."""
+    tied = config.tie_weights
     out: dict[str, np.ndarray] = {}
     for name, value in tensors.items():
         target = app_name(name)

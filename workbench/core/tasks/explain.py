@@ -132,15 +132,17 @@ def fill_mask(model, vocabulary: dict, text: str, top_k: int = TOP_K) -> FillMas
             piece = piece.rstrip()  # the mask stands for a word with its own leading space
         if piece.strip():
             ids.extend(vocab.tokenizer.encode(piece))
+    ids, start = vocab.framed(ids)  # BERT reads [CLS] … [SEP], as it was trained
+    masked = [start + m for m in masked]
     if len(ids) > MAX_TOKENS:
         raise UserFacingError(f"The sentence is {len(ids)} tokens long; at most {MAX_TOKENS}.")
     with eval_mode(model):
         tokens = torch.tensor([ids], dtype=torch.long, device=model_device(model))
         logits = model(tokens)[0].float()  # (S, V+1)
-    logits[:, :4] = float("-inf")  # <pad> <unk> <bos> <eos>
-    logits[:, vocab.mask_id] = float("-inf")
+    never = vocab.special_ids  # <pad> <unk> <bos> <eos> (or BERT's own) and [MASK]
+    logits[:, never] = float("-inf")
     probs = torch.softmax(logits[masked], dim=-1)
-    top = probs.topk(min(top_k, probs.shape[-1] - 5), dim=-1)
+    top = probs.topk(min(top_k, probs.shape[-1] - len(never)), dim=-1)
     shown = tuple(MASK_TEXT if i == vocab.mask_id else display_text(vocab.tokenizer, i)
                   for i in ids)
     candidates = tuple(tuple(display_text(vocab.tokenizer, int(i)) for i in row)

@@ -28,17 +28,32 @@ DEFAULT_BPE_SIZE = 2000
 
 @dataclass
 class TextVocabulary:
-    """A tokenizer plus the [MASK] id after its last entry."""
+    """A tokenizer plus the [MASK] id after its last entry, or the tokenizer's own [MASK] (a
+    BERT folder's vocabulary has one, and its model was trained on that id)."""
 
     tokenizer: Tokenizer
 
     @property
     def mask_id(self) -> int:
-        return self.tokenizer.vocab_size
+        own = getattr(self.tokenizer, "mask_id", None)
+        return self.tokenizer.vocab_size if own is None else int(own)
 
     @property
     def size(self) -> int:
-        return self.tokenizer.vocab_size + 1
+        own = getattr(self.tokenizer, "mask_id", None) is not None
+        return self.tokenizer.vocab_size + (0 if own else 1)
+
+    @property
+    def special_ids(self) -> list[int]:
+        """Ids no answer proposes: the tokenizer's own special tokens (BERT's [PAD], [UNK],
+        [CLS], [SEP]) or the app's <pad>, <unk>, <bos>, <eos>, and [MASK]."""
+        return sorted({*self.tokenizer.special_ids, self.mask_id})
+
+    def framed(self, ids: list[int]) -> tuple[list[int], int]:
+        """The ids a model reads for one text, framed as its tokenizer frames every input
+        (BERT: [CLS] ids [SEP]; the app's tokenizers: as they are), and where `ids` begin."""
+        prefix, suffix = getattr(self.tokenizer, "frame", ((), ()))
+        return [*prefix, *ids, *suffix], len(prefix)
 
     def token(self, i: int) -> str:
         return MASK_TEXT if i == self.mask_id else self.tokenizer.readable_token(i)

@@ -26,8 +26,17 @@ SOURCE = ("Vaswani et al. 2017, eq. 1 and sec. 3.2.2; Jurafsky & Martin, SLP3 ch
           "eqs. 9.31–9.36 and 9.43–9.45")
 
 
+def block_prefix(weights: Mapping[str, np.ndarray], prefix: str) -> str:
+    """The block's name in the weights: "blocks.0." of a language model, "encoder.blocks.0."
+    of an encoder's task model (a masked LM, a classifier), whose blocks sit in its encoder."""
+    if prefix + "qkv.weight" not in weights and "encoder." + prefix + "qkv.weight" in weights:
+        return "encoder." + prefix
+    return prefix
+
+
 def _projections(x: np.ndarray, weights: Mapping[str, np.ndarray], prefix: str):
     """Q, K, V (T, D) of the whole probe: X W + b with torch's Linear layout (W is out × in)."""
+    prefix = block_prefix(weights, prefix)
     w, b = np.asarray(weights[prefix + "qkv.weight"], np.float64), np.asarray(
         weights[prefix + "qkv.bias"], np.float64)
     qkv = x @ w.T + b  # (T, 3D)
@@ -71,6 +80,7 @@ def attention_computation(values: Mapping[str, np.ndarray], weights: Mapping[str
     head_out = alpha_row @ v  # (d_k,)
     concat = np.concatenate([row_weights(h) @ v_all[:, h * d_k:(h + 1) * d_k]
                              for h in range(heads)])
+    prefix = block_prefix(weights, prefix)
     w_o = np.asarray(weights[prefix + "proj.weight"], np.float64)
     b_o = np.asarray(weights[prefix + "proj.bias"], np.float64)
     output = concat @ w_o.T + b_o
