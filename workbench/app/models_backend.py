@@ -62,13 +62,14 @@ class ModelsBackend:
         def job(control: JobControl) -> Iterator[Event]:
             from pathlib import Path
 
-            from workbench.core.pretrained import model_config_of, model_folder_of
+            from workbench.core.pretrained import model_folder_of
+            from workbench.core.tasks.pretrained_start import language_model_config
 
             folder = model_folder_of(Path(path).expanduser())
             if folder is None:
                 raise UserFacingError(f"{path} is not a model folder (a folder with "
                                       "config.json, model.safetensors and tokenizer.json).")
-            yield JobFinished(result=model_config_of(folder))
+            yield JobFinished(result=language_model_config(folder))  # a BERT one: refused
 
         return JobSpec("Read the model folder's settings", job)
 

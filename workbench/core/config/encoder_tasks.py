@@ -208,6 +208,9 @@ class MaskedLmTaskConfig(_EncoderTaskBase):
                              "(BERT: 15%).", min=0.01, max=0.5, step=0.01)
     val_fraction: float = _val_fraction()
     max_length: int = _max_length()
+    # a BERT model folder to fine-tune (its sizes, weights and tokenizer replace the panel's
+    # encoder and the trained tokenizer); a recipe's setting, not yet offered in the window
+    start_from: str = ""
 
     def model_for_counts(self, encoder: ModelConfig, labels: int = 0) -> MaskedLmModelConfig:
         """The whole model the Architecture panel counts (the head predicts the vocabulary)."""

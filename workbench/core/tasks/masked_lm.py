@@ -28,6 +28,7 @@ from workbench.core.tasks.base import IGNORE_INDEX, register_task
 from workbench.core.tasks.encoder_task import EncoderData, EncoderTask, Split
 from workbench.core.tasks.explain import fill_mask
 from workbench.core.tasks.masking import corrupt
+from workbench.core.tasks.pretrained_start import PretrainedStart, folder_of, folder_tokenizer
 from workbench.core.tasks.text_data import (
     FIRST_ORDINARY,
     MASK_TEXT,
@@ -44,6 +45,7 @@ _TRAIN, _VALIDATION = 0, 1  # the two streams of corruption draws
 class MaskedLmTask(EncoderTask):
     name = MaskedLmTaskConfig.name
     names_key = "unused"
+    _start: PretrainedStart | None = None  # a run that fine-tunes a BERT folder
 
     @classmethod
     def examples(cls, config, recipe, control, vocabulary=None):
@@ -56,14 +58,19 @@ class MaskedLmTask(EncoderTask):
         train_rows, val_rows, _ = split_indices(len(lines), config.val_fraction, 0.0, seed)
         train = [lines[i] for i in train_rows]
         val = [lines[i] for i in val_rows]
+        folder = folder_of(config)
         if vocabulary is not None:
             words = TextVocabulary.from_dict(vocabulary)
+        elif folder is not None:  # fine-tuning a BERT folder: the model's own tokens
+            words = TextVocabulary(folder_tokenizer(folder, cls.name))
         else:
             yield Progress(0, None, f"Training the tokenizer on {len(train):,} sentences")
             words = train_vocabulary(train, config)
         splits, cut = [], 0
+        framing = len(words.framed([])[0])  # BERT reads [CLS] sentence [SEP]; ours, nothing
         for part in (train, val):
-            ids, n_cut = encode_texts(words, part, config.max_length)
+            ids, n_cut = encode_texts(words, part, config.max_length - framing)
+            ids = [np.asarray(words.framed(list(row))[0], dtype=np.int64) for row in ids]
             splits.append(Split(ids, [None] * len(ids), part))
             cut += n_cut
         notes = [n for n in (cut_note(cut, len(lines), config.max_length),) if n]
@@ -80,10 +87,23 @@ class MaskedLmTask(EncoderTask):
     def model_config(self, encoder: dict) -> MaskedLmModelConfig:
         return MaskedLmModelConfig(encoder=encoder)
 
+    def build_model(self, model_config, build):
+        folder = folder_of(self.config)
+        if folder is None:
+            return super().build_model(model_config, build)
+        if self._start is None:  # the folder's sizes and weights, the panel's dropout
+            self._start = PretrainedStart(folder, getattr(model_config, "dropout", 0.1),
+                                          self.name)
+        return self._start.build(self.data.vocabulary.tokenizer, build)
+
     def targets(self, split: Split, rows, tokens, mask, step):
         key = [self.seed, _TRAIN, step] if step is not None else \
             [self.seed, _VALIDATION, int(rows[0])]
-        corrupted = corrupt(tokens, mask, np.random.default_rng(key),
+        # [CLS] and [SEP] are never chosen (as BERT's pretraining left them); the app's
+        # tokenizers frame nothing, so their runs draw as before
+        frame = [*self.data.vocabulary.framed([])[0]]
+        choosable = mask & ~np.isin(tokens, frame) if frame else mask
+        corrupted = corrupt(tokens, choosable, np.random.default_rng(key),
                             self.data.vocabulary.mask_id, FIRST_ORDINARY,
                             self.data.vocabulary.tokenizer.vocab_size, self.config.mask_rate)
         return {"tokens": corrupted.inputs, "targets": corrupted.targets}

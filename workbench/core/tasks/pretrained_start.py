@@ -1,6 +1,6 @@
-"""A language model that starts from a Hugging Face model folder (fine-tuning), instead of
-the Architecture panel's new model: the folder's sizes and weights, and the corpus read with
-the folder's own tokenizer.
+"""A language model (a GPT-2 folder) or a masked LM (a BERT folder) that starts from a Hugging
+Face model folder (fine-tuning), instead of the Architecture panel's new model: the folder's
+sizes and weights, and the text read with the folder's own tokenizer.
 
 The memory check's build on the meta device reads no weights; the real build reads them once.
 A resumed run reads the folder again (its checkpoint's weights then replace the folder's), so
@@ -25,46 +25,75 @@ def folder_of(config: Any) -> Path | None:
     return Path(value).expanduser() if value else None
 
 
-def folder_tokenizer(folder: Path):
+def folder_tokenizer(folder: Path, task: str = "language_model"):
     from workbench.core.pretrained import open_tokenizer
 
-    _check_folder(folder)
+    folder_config(folder, task)
     return open_tokenizer(folder)
 
 
-def _check_folder(folder: Path) -> None:
-    from workbench.core.pretrained import model_folder_of
+def language_model_config(folder: Path) -> Any:
+    """The model config of the folder a language model starts from (see `folder_config`)."""
+    return folder_config(folder, "language_model")
 
+
+def folder_config(folder: Path, task: str) -> Any:
+    """The model config of the folder a run of `task` starts from; `UserFacingError` for a
+    path that is no model folder, or a folder whose model does the other task (a GPT-2 folder
+    predicts the next token, a BERT folder fills in blanks)."""
+    from workbench.core.pretrained import model_config_of, model_folder_of
+
+    wanted = "BERT" if task == "masked_lm" else "GPT-2"
     if model_folder_of(folder) is None:
         raise UserFacingError(f"'Start from' names {folder}, which is not a model folder (a "
                               "folder with config.json, model.safetensors and tokenizer.json). "
-                              "Choose the folder of a GPT-2 model, or clear 'Start from'.")
+                              f"Choose the folder of a {wanted} model, or clear 'Start from'.")
+    config = model_config_of(folder)
+    if task == "masked_lm" and config.arch != "masked_lm":
+        raise UserFacingError(f"{folder.name} is a {config.title.lower()} (GPT-2): it predicts "
+                              "the next token and has no masked-LM head, so it cannot be "
+                              "fine-tuned by masked-LM. Choose the folder of a BERT model, or "
+                              "clear 'Start from'.")
+    if task != "masked_lm" and not getattr(type(config), "language_model", False):
+        raise UserFacingError(f"{folder.name} is a {config.title.lower()} (BERT): it fills in "
+                              "blanks and does not predict the next token, so it cannot be "
+                              "fine-tuned as a language model. Choose the folder of a GPT-2 "
+                              "model, or clear 'Start from'.")
+    return config
 
 
-def same_tokenizer(tokenizer: Any, folder: Path) -> bool:
+def same_tokenizer(tokenizer: Any, folder: Path, task: str = "language_model") -> bool:
     """Whether `tokenizer` is the folder's own (the ids the model's embedding rows mean)."""
     mine = tokenizer.to_dict()
     return (mine.get("kind") == "pretrained"
-            and mine.get("tokenizer_json") == folder_tokenizer(folder).to_dict()["tokenizer_json"])
+            and mine.get("tokenizer_json") == folder_tokenizer(folder, task).to_dict()[
+                "tokenizer_json"])
+
+
+def with_dropout(config: Any, dropout: float) -> Any:
+    """The folder's config with a run's dropout (a masked LM's is its encoder's)."""
+    if hasattr(config, "dropout"):
+        return dataclasses.replace(config, dropout=dropout)
+    return dataclasses.replace(config, encoder={**config.encoder, "dropout": dropout})
 
 
 class PretrainedStart:
     """Builds the folder's model with its weights, for one run."""
 
-    def __init__(self, folder: Path, dropout: float) -> None:
-        self.folder, self.dropout = folder, dropout
+    def __init__(self, folder: Path, dropout: float, task: str = "language_model") -> None:
+        self.folder, self.dropout, self.task = folder, dropout, task
         self._weights: dict[str, Any] | None = None
 
     def build(self, tokenizer: Any, build: Callable[[Any], Any]):
-        from workbench.core.pretrained import model_config_of, open_model
+        from workbench.core.pretrained import open_model
 
-        _check_folder(self.folder)
-        if not same_tokenizer(tokenizer, self.folder):
+        folder_config(self.folder, self.task)
+        if not same_tokenizer(tokenizer, self.folder, self.task):
             raise UserFacingError(
                 f"This run starts from {self.folder.name}, but its corpus was read with the "
                 f"{tokenizer.kind} tokenizer; the model reads its own tokens. Train again: the "
                 "corpus is then read with the folder's tokenizer.")
-        config = dataclasses.replace(model_config_of(self.folder), dropout=self.dropout)
+        config = with_dropout(folder_config(self.folder, self.task), self.dropout)
         model = build(config)
         if any(p.is_meta for p in model.parameters()):
             return model  # the memory check's build: sizes only, no weights read for it
