@@ -9,6 +9,9 @@ The training shots show the runs of a runs folder (`--runs`, else the user's own
 with `scripts/make_demo_runs.py`, which trains a short run of every task. The inspector and
 console shots open a shipped sample model (`workbench --model`).
 
+The panel shots (`gallery-*`) come from the panel gallery, `python -m workbench.qt.gallery NAME`:
+one panel over the fake backend's canned data, the same data the Qt tests assert on.
+
 The guide's pictures are never kept by hand: each one is a command line below. Next to them,
 `docs/images/shots.json` records a fingerprint of what the window draws from (the Qt room, the
 help texts, the lessons and the shipped corpora) at the time each picture was made, so
@@ -46,6 +49,13 @@ SHOTS: dict[str, list[str]] = {
     "presentation": ["--perspective", "Model & training", "--size", "1920x1080",
                      "--zoom", "1.6"],
 }
+# name: the arguments of `python -m workbench.qt.gallery` (one panel over canned data): views
+# whose state takes a trained classifier or a long session to reach in the window
+GALLERY_SHOTS: dict[str, list[str]] = {
+    "gallery-confusion": ["confusion", "--size", "1100x640"],
+    "gallery-training": ["training", "--size", "1300x700"],
+}
+ALL_SHOTS = [*SHOTS, *GALLERY_SHOTS]
 
 
 def fingerprint() -> str:
@@ -71,7 +81,12 @@ def load_record() -> dict[str, str]:
 
 def render(name: str, runs: str = "") -> None:
     out = IMAGES / f"{name}.png"
-    command = [sys.executable, "-m", "workbench", "--screenshot", str(out), *SHOTS[name]]
+    if name in GALLERY_SHOTS:
+        gallery, *options = GALLERY_SHOTS[name]
+        command = [sys.executable, "-m", "workbench.qt.gallery", gallery, "--screenshot",
+                   str(out), *options]
+    else:
+        command = [sys.executable, "-m", "workbench", "--screenshot", str(out), *SHOTS[name]]
     print("  " + " ".join(command[1:]), flush=True)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     if runs:
@@ -82,14 +97,14 @@ def render(name: str, runs: str = "") -> None:
 def stale() -> list[str]:
     """The shots whose recorded fingerprint differs from the code's, or that are missing."""
     record, now = load_record(), fingerprint()
-    return [name for name in SHOTS
+    return [name for name in ALL_SHOTS
             if record.get(name) != now or not (IMAGES / f"{name}.png").is_file()]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="list stale shots, render none")
-    parser.add_argument("--only", action="append", choices=sorted(SHOTS),
+    parser.add_argument("--only", action="append", choices=sorted(ALL_SHOTS),
                         help="render only this shot (may be repeated)")
     parser.add_argument("--runs", default="", metavar="DIR",
                         help="the runs folder the training shots show (scripts/make_demo_runs.py)")
@@ -104,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     IMAGES.mkdir(parents=True, exist_ok=True)
     record, now = load_record(), fingerprint()
-    for name in args.only or list(SHOTS):
+    for name in args.only or ALL_SHOTS:
         render(name, args.runs)
         record[name] = now
     RECORD.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")

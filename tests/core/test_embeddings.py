@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from workbench.core.config.embeddings import EmbeddingConfig
-from workbench.core.embeddings import evaluation
+from workbench.core.embeddings import evaluation, queries
 from workbench.core.embeddings.bridge import embedding_init
 from workbench.core.embeddings.interchange import load_vectors, save_vectors
 from workbench.core.embeddings.maps import map_job, pca_2d
@@ -149,10 +149,10 @@ def test_3cosmul_and_odd_one_out_and_axes():
 def test_user_analogies_are_scored_and_malformed_lines_named():
     vectors = WordVectors(["a", "b", "c", "d"], np.array(
         [[1, 0, 0], [1, 1, 0], [0, 0, 1], [0, 1, 1]], dtype=np.float32))
-    rows = evaluation.user_analogies(vectors, "a b c d\na b c q\n")
+    rows = queries.user_analogies(vectors, "a b c d\na b c q\n")
     assert rows[0][2] is True and "not in vocabulary: q" in rows[1][1]
     with pytest.raises(UserFacingError, match="Line 2 has 3 words"):
-        evaluation.user_analogies(vectors, "a b c d\na b c\n")
+        queries.user_analogies(vectors, "a b c d\na b c\n")
 
 
 @pytest.mark.parametrize("offset", [0.0, 0.5, 100.0])  # centred by Gram, or explicitly

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from workbench.core.embeddings import evaluation
+from workbench.core.embeddings import queries
 from workbench.core.embeddings.vectors import WordVectors
 from workbench.core.jobs import UserFacingError
 
@@ -42,5 +42,5 @@ def test_a_word_in_no_case_is_still_unknown(lowercased):
 
 
 def test_own_analogies_accept_capitalised_words(lowercased):
-    rows = evaluation.user_analogies(lowercased, "Romeo Juliet Montague Capulet\n")
+    rows = queries.user_analogies(lowercased, "Romeo Juliet Montague Capulet\n")
     assert rows == [("Romeo Juliet Montague Capulet", "capulet", True)]

@@ -47,8 +47,8 @@ def make_panel(qtbot, monkeypatch):
     """`make_panel(PanelType, backend=None)`: one panel over its own controller on the fake
     backend (or the one given), probes unthrottled; every controller made is shut down after
     the test. The one set-up the inspector and console tests share."""
-    from tests.qt.fake_backend import FakeBackend
     from workbench.qt.controller import WorkbenchController
+    from workbench.qt.gallery.fake_backend import FakeBackend
     from workbench.qt.widgets import probe_bar
 
     monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)  # no throttling in tests

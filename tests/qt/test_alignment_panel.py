@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.qt.seq2seq_fakes import OUTPUT, SOURCE, alignment, rnn_trace, snapshot
+from workbench.qt.gallery.fake_seq2seq import OUTPUT, SOURCE, alignment, rnn_trace, snapshot
 from workbench.qt.panels.alignment import AlignmentPanel
 
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.qt.fake_backend import snapshot, transformer_trace
-from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_traces import snapshot, transformer_trace
 from workbench.qt.panels.attention import AttentionPanel
-from workbench.qt.widgets import probe_bar
 
 
 @pytest.fixture
@@ -90,14 +88,11 @@ def test_the_first_probe_of_a_recurrent_model_leaves_the_panel_its_height(qtbot,
     assert panel.minimumSizeHint().height() == before
 
 
-def test_a_seq2seq_transformer_offers_encoder_decoder_and_cross_attention(qtbot, monkeypatch):
+def test_a_seq2seq_transformer_offers_encoder_decoder_and_cross_attention(qtbot, make_panel):
+    from workbench.qt.gallery import fake_seq2seq as seq2seq_fakes
 
-    from tests.qt import seq2seq_fakes
-
-    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)
-    controller = WorkbenchController(seq2seq_fakes.fake_backend())
-    panel = AttentionPanel(controller)
-    qtbot.addWidget(panel)
+    panel = make_panel(AttentionPanel)
+    controller = panel.controller
     with qtbot.waitSignal(panel.probe_bar.result_ready, timeout=5000):
         controller.set_snapshot(seq2seq_fakes.snapshot(30, arch="transformer_seq2seq"))
     assert "→" in panel.probe_bar.text.text()  # an input → output probe, not a sentence

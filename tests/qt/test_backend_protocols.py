@@ -8,9 +8,9 @@ import typing
 
 import pytest
 
-from tests.qt.fake_backend import FakeBackend
 from workbench.app.backend import Backend as RealBackend
 from workbench.core import api
+from workbench.qt.gallery.fake_backend import FakeBackend
 
 DOMAINS = typing.get_type_hints(api.Backend)
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
-from tests.qt.fake_backend import FakeBackend, FakeTraining
 from workbench.app.panels import panel_types
 from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_backend import FakeBackend
+from workbench.qt.gallery.fake_training import FakeTraining
 from workbench.qt.main_window import MainWindow
 
 

@@ -9,7 +9,6 @@ import re
 import numpy as np
 import pytest
 
-from tests.qt.fake_backend import PROBE, FakeBackend
 from workbench.core.config.embeddings import EmbeddingConfig
 from workbench.core.config.fields import form_fields
 from workbench.core.config.generation import GenerationConfig
@@ -19,6 +18,8 @@ from workbench.core.config.tokenizer import TokenizerConfig
 from workbench.core.config.training import TrainingConfig
 from workbench.core.trace import LayerTrace, Trace
 from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_backend import FakeBackend
+from workbench.qt.gallery.fake_traces import PROBE
 from workbench.qt.panels.gates import GatesPanel
 from workbench.qt.widgets import architecture_cards, cell_equations
 

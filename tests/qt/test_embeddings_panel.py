@@ -242,8 +242,8 @@ def test_fasttext_epochs_plot_no_loss_but_say_so(qtbot):
 def test_map_greys_out_a_method_this_install_lacks_and_says_why(qtbot):
     from PySide6.QtCore import Qt
 
-    from tests.qt.fake_backend import FakeBackend
     from workbench.qt.controller import WorkbenchController
+    from workbench.qt.gallery.fake_backend import FakeBackend
     from workbench.qt.panels.embeddings.map_view import MapView
 
     view = MapView(WorkbenchController(FakeBackend()),

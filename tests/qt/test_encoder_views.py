@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.qt.encoder_fakes import TAGS, encoder_backend, evaluation, task_snapshot
 from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_backend import FakeBackend
+from workbench.qt.gallery.fake_encoder import TAGS, evaluation, task_snapshot
 from workbench.qt.panels.classify_console import ClassifyConsolePanel
 from workbench.qt.panels.confusion import ConfusionPanel
 from workbench.qt.panels.fill_mask import FillMaskPanel
@@ -20,7 +21,7 @@ from workbench.qt.widgets import probe_bar
 @pytest.fixture
 def controller(qtbot, monkeypatch):
     monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)  # no throttling in tests
-    controller = WorkbenchController(encoder_backend())
+    controller = WorkbenchController(FakeBackend())
     yield controller
     controller.shutdown()
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.qt.fake_backend import FakeBackend
 from workbench.app.embeddings_backend import EmbeddingsBackend
 from workbench.core.embeddings.vectors import WordVectors
 from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_backend import FakeBackend
 from workbench.qt.panels.embeddings.explorer import Explorer
 
 

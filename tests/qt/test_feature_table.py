@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.qt.fake_backend import word_vectors
 from workbench.core.embeddings.vectors import WordVectors
 from workbench.core.jobs import UserFacingError
+from workbench.qt.gallery.fake_data import word_vectors
 from workbench.qt.panels.embeddings.panel import EmbeddingsPanel
 
 

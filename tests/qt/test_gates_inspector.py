@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.qt.fake_backend import lstm_trace, snapshot
+from workbench.qt.gallery.fake_traces import lstm_trace, snapshot
 from workbench.qt.panels.gates import GatesPanel, activation_html
 from workbench.qt.widgets import probe_bar
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.qt.fake_backend import FakeBackend, snapshot
 from tests.qt.token_view import token_point
 from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_backend import FakeBackend
+from workbench.qt.gallery.fake_traces import snapshot
 from workbench.qt.panels.generate import GeneratePanel
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.qt.fake_backend import lstm_trace
 from workbench.core.snapshot import Snapshot
+from workbench.qt.gallery.fake_traces import lstm_trace
 from workbench.qt.panels.gradients import GradientsPanel
 
 

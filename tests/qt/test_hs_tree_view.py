@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.qt.fake_backend import word_vectors
 from workbench.core.worked.huffman import codes, huffman_tree
+from workbench.qt.gallery.fake_data import word_vectors
 from workbench.qt.panels.embeddings.hs_tree import visible_layout
 from workbench.qt.panels.embeddings.panel import EmbeddingsPanel
 

@@ -8,7 +8,6 @@ import threading
 
 import pytest
 
-from tests.qt.fake_backend import FakeBackend
 from workbench.core.events import (
     JobCancelled,
     JobFailed,
@@ -20,6 +19,7 @@ from workbench.core.events import (
 from workbench.core.jobs import JobSpec
 from workbench.qt import job_runner
 from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_backend import FakeBackend
 from workbench.qt.job_runner import JobRunner
 
 

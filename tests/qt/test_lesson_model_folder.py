@@ -3,7 +3,8 @@ it and how to get it (no button runs a step); with the folder copied in, its ste
 
 from __future__ import annotations
 
-from tests.qt.fake_backend import FakeBackend, finished, snapshot
+from workbench.qt.gallery.fake_backend import FakeBackend
+from workbench.qt.gallery.fake_traces import finished, snapshot
 from workbench.qt.panels.lessons import LessonsPanel
 
 GPT2_LESSON = "21-inside-a-pretrained-transformer"

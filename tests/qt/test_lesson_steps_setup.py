@@ -12,12 +12,14 @@ import random
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from tests.qt.fake_backend import FakeBackend, FakeInspection, corpus_of, snapshot
 from tests.qt.window_size import resize_window
 from workbench.core.config.encoder_tasks import MaskedLmTaskConfig
 from workbench.core.lessons import load_lessons
 from workbench.core.lessons.setup import inherited, step_setup
 from workbench.core.resources import resource_path, user_model_folder
+from workbench.qt.gallery.fake_backend import FakeBackend, FakeInspection
+from workbench.qt.gallery.fake_data import corpus_of
+from workbench.qt.gallery.fake_traces import snapshot
 from workbench.qt.widgets.spotlight import find_control
 
 LESSONS, _ = load_lessons()
@@ -27,7 +29,7 @@ class SampleModels(FakeInspection):
     """A sample model's snapshot says which folder it is (the fake's is always the same)."""
 
     def load_checkpoint_job(self, path):
-        from tests.qt.fake_backend import finished
+        from workbench.qt.gallery.fake_traces import finished
 
         # (one fake trace for every view: the fake transformer trace has no next-token rows)
         return finished(snapshot(step=999, run_dir=str(path)))

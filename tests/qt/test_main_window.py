@@ -8,10 +8,11 @@ import threading
 import pytest
 from PySide6.QtWidgets import QLabel, QMessageBox
 
-from tests.qt.fake_backend import FakeBackend, FakeCorpus
 from workbench.core.events import Progress
 from workbench.core.jobs import JobSpec, UserFacingError
 from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_backend import FakeBackend
+from workbench.qt.gallery.fake_data import FakeCorpus
 from workbench.qt.main_window import MainWindow
 from workbench.qt.panel import Panel
 

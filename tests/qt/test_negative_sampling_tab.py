@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.qt.fake_backend import word_vectors
+from workbench.qt.gallery.fake_data import word_vectors
 from workbench.qt.panels.embeddings.panel import EmbeddingsPanel
 
 

@@ -7,8 +7,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from tests.qt.fake_backend import FakeBackend, lstm_trace, snapshot
 from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_backend import FakeBackend
+from workbench.qt.gallery.fake_traces import lstm_trace, snapshot
 from workbench.qt.panels.nexttoken import NextTokenPanel, loss_html
 from workbench.qt.widgets import probe_bar
 

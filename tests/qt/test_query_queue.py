@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import threading
 
-from tests.qt.fake_backend import FakeBackend
 from workbench.core.events import JobFinished, TokenGenerated
 from workbench.core.jobs import JobSpec, UserFacingError
 from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_backend import FakeBackend
 
 
 def answering(value, gate: threading.Event | None = None, started=None) -> JobSpec:

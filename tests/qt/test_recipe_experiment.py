@@ -8,10 +8,11 @@ import tomllib
 
 import pytest
 
-from tests.qt.fake_backend import FakeBackend, FakeTraining
 from workbench.core.resources import resource_path
 from workbench.core.training.recipe import recipe_to_toml
 from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_backend import FakeBackend
+from workbench.qt.gallery.fake_training import FakeTraining
 from workbench.qt.panels.architecture import ArchitecturePanel
 from workbench.qt.panels.training import TrainingPanel
 
@@ -87,10 +88,10 @@ def test_an_unchanged_recipe_trains_as_read_and_new_experiment_forgets_it(qtbot,
 
 
 def test_another_corpus_tokenized_after_opening_trains_instead_of_the_recipes(qtbot, window):
-    from tests.qt.fake_backend import corpus_of
     from workbench.core.config.tokenizer import TokenizerConfig
     from workbench.core.corpus.dataset import tokenize_job
     from workbench.core.jobs import JobControl
+    from workbench.qt.gallery.fake_data import corpus_of
 
     training, _ = window
     assert training.open_recipe(str(resource_path("recipes/char-lstm.toml")))

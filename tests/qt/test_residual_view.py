@@ -46,7 +46,7 @@ def test_the_view_draws_the_traced_stream_norms_and_ffn(qtbot):
 
 
 def test_a_trace_without_the_stream_leaves_the_view_empty(qtbot):
-    from tests.qt.fake_backend import transformer_trace
+    from workbench.qt.gallery.fake_traces import transformer_trace
 
     view = ResidualView()
     qtbot.addWidget(view)

@@ -9,20 +9,15 @@ import dataclasses
 import numpy as np
 import pytest
 
-from tests.qt.fake_backend import snapshot as lm_snapshot
-from tests.qt.seq2seq_fakes import OUTPUT, alignment, fake_backend, snapshot
 from workbench.core.events import DecodedToken, Progress
-from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_seq2seq import OUTPUT, alignment, snapshot
+from workbench.qt.gallery.fake_traces import snapshot as lm_snapshot
 from workbench.qt.panels.seq2seq_console import Seq2seqConsolePanel
 
 
 @pytest.fixture
-def panel(qtbot):
-    controller = WorkbenchController(fake_backend())
-    widget = Seq2seqConsolePanel(controller)
-    qtbot.addWidget(widget)
-    yield widget
-    controller.shutdown()
+def panel(make_panel):
+    return make_panel(Seq2seqConsolePanel)
 
 
 def test_greedy_output_streams_and_each_token_shows_its_attention_row(qtbot, panel):

@@ -18,11 +18,11 @@ from training_fixtures import (  # noqa: E402
     tiny_request,
 )
 
-from tests.qt.fake_backend import FakeBackend  # noqa: E402
 from workbench.app.training_backend import TrainingBackend  # noqa: E402
 from workbench.core.events import SampleGenerated, StepLogged  # noqa: E402
 from workbench.core.training import runs  # noqa: E402
 from workbench.qt.controller import WorkbenchController  # noqa: E402
+from workbench.qt.gallery.fake_backend import FakeBackend  # noqa: E402
 from workbench.qt.panels.training import TrainingPanel  # noqa: E402
 
 
@@ -190,10 +190,10 @@ def test_a_followed_runs_checkpoint_is_waited_for_and_said_so(qtbot, settings, t
     the inspectors: they were taken while the run's checkpoint still loaded (seconds: torch
     and the weights). The views say they wait for the followed run's checkpoint, and the
     screenshot's settle waits until it is loaded."""
-    from tests.qt.fake_backend import snapshot
     from workbench.app.panels import panel_types
     from workbench.app.window import settle
     from workbench.core.events import CheckpointLoaded
+    from workbench.qt.gallery.fake_traces import snapshot
     from workbench.qt.main_window import MainWindow
 
     run = tmp_path / "server-run"

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.qt.fake_backend import FakeBackend, FakeTraining
 from workbench.app.training_backend import TrainingBackend
 from workbench.core.events import (
     EvalLogged,
@@ -19,6 +18,8 @@ from workbench.core.events import (
 )
 from workbench.core.training import runs
 from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_backend import FakeBackend
+from workbench.qt.gallery.fake_training import FakeTraining
 from workbench.qt.panels.training import TrainingPanel
 from workbench.qt.panels.training.series import ema
 

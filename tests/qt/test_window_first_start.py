@@ -6,8 +6,9 @@ from __future__ import annotations
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QMainWindow
 
-from tests.qt.fake_backend import FakeBackend, word_vectors
 from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_backend import FakeBackend
+from workbench.qt.gallery.fake_data import word_vectors
 from workbench.qt.panels.embeddings.map_view import MapView
 from workbench.qt.window_layout import WindowLayout
 

@@ -11,10 +11,10 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPoint, QRect
 
-from tests.qt.fake_backend import FakeBackend
 from tests.qt.window_size import resize_window
 from workbench.app.panels import panel_types
 from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_backend import FakeBackend
 from workbench.qt.main_window import MainWindow
 from workbench.qt.widgets.boxes import PLOT_MIN_HEIGHT
 

@@ -43,7 +43,7 @@ def test_no_settings_draw_nothing(qtbot):
 
 
 def test_a_loaded_corpus_is_named_before_any_vectors(make_panel):
-    from tests.qt.fake_backend import corpus_of
+    from workbench.qt.gallery.fake_data import corpus_of
     from workbench.qt.panels.embeddings.panel import EmbeddingsPanel
 
     panel = make_panel(EmbeddingsPanel)

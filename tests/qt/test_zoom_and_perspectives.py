@@ -8,10 +8,10 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from tests.qt.fake_backend import FakeBackend
 from tests.qt.window_size import resize_window
 from workbench.app.panels import panel_types
 from workbench.qt.controller import WorkbenchController
+from workbench.qt.gallery.fake_backend import FakeBackend
 from workbench.qt.main_window import MainWindow
 from workbench.qt.panels.training.curve_item import CurveItem
 

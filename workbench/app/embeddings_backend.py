@@ -96,7 +96,7 @@ class EmbeddingsBackend:
         return _answer_job("Odd one out", vectors, words, lambda: vectors.odd_one_out(words))
 
     def user_analogies_job(self, vectors, text: str, method: str) -> JobSpec:
-        from workbench.core.embeddings.evaluation import user_analogies
+        from workbench.core.embeddings.queries import user_analogies
 
         return _plain_job("Scoring analogies", lambda: user_analogies(vectors, text, method))
 

@@ -98,24 +98,3 @@ def standard_scores(wv) -> dict[str, float]:
     return {"analogy_accuracy": report.accuracy, "analogy_scored": float(report.scored),
             "analogy_oov": float(report.oov), "wordsim353": ws_rho, "wordsim353_oov": ws_oov,
             "simlex999": sl_rho, "simlex999_oov": sl_oov}
-
-
-def user_analogies(vectors, lines: str, method: str = "3cosadd") -> list[tuple[str, str, bool]]:
-    """Score analogy quads the user typed ('a b c d' per line): (question, answer, right?)."""
-    results = []
-    for number, line in enumerate(lines.splitlines(), start=1):
-        words = line.split()
-        if not words or line.startswith(":"):
-            continue
-        if len(words) != 4:
-            raise UserFacingError(f"Line {number} has {len(words)} words; an analogy needs four "
-                                  "(a b c d: a is to b as c is to d).")
-        a, b, c, d = words
-        missing = [w for w in words if vectors.lookup(w) is None]
-        if missing:
-            results.append((line, "not in vocabulary: " + ", ".join(missing), False))
-            continue
-        answer = vectors.analogy(a, b, c, k=1, method=method)[0][0]
-        # compared with d's vocabulary form: a typed 'Queen' matches the answer 'queen'
-        results.append((line, answer, answer == vectors.lookup(d)))
-    return results

@@ -98,3 +98,25 @@ def feature_table(vectors: WordVectors, words: list[str],
         raise UserFacingError("Type some words and at least one axis as a:b (man:woman).")
     directions = np.stack([axis_direction(vectors, a, b) for a, b in axes], axis=1)
     return vectors.unit[[vectors.id_of(w) for w in words]] @ directions
+
+
+def user_analogies(vectors: WordVectors, lines: str, method: str = "3cosadd"
+                   ) -> list[tuple[str, str, bool]]:
+    """Score analogy quads the user typed ('a b c d' per line): (question, answer, right?)."""
+    results = []
+    for number, line in enumerate(lines.splitlines(), start=1):
+        words = line.split()
+        if not words or line.startswith(":"):
+            continue
+        if len(words) != 4:
+            raise UserFacingError(f"Line {number} has {len(words)} words; an analogy needs four "
+                                  "(a b c d: a is to b as c is to d).")
+        a, b, c, d = words
+        missing = [w for w in words if vectors.lookup(w) is None]
+        if missing:
+            results.append((line, "not in vocabulary: " + ", ".join(missing), False))
+            continue
+        answer = vectors.analogy(a, b, c, k=1, method=method)[0][0]
+        # compared with d's vocabulary form: a typed 'Queen' matches the answer 'queen'
+        results.append((line, answer, answer == vectors.lookup(d)))
+    return results

@@ -107,7 +107,7 @@ def _is_vocabulary(field_name: str) -> bool:
 
 
 def save_recipe(recipe: Recipe, path: str | Path) -> Path:
-    from workbench.core.training.checkpoints import atomic_write  # torch only loads here
+    from workbench.core.files.atomic import atomic_write
 
     path = Path(path)
     atomic_write(path, recipe_to_toml(recipe).encode("utf-8"))

@@ -52,13 +52,6 @@ def answer(task: str, texts, settings=None):
         return [fill_answer(t, firsts[i % 2]) for i, t in enumerate(texts)]
     raise UserFacingError("not an encoder task")
 
-
-def encoder_backend():
-    from tests.qt.fake_backend import FakeBackend
-
-    return FakeBackend()
-
-
 def evaluation(step: int, confusion: list[list[int]], names=("neg", "pos")) -> EvalLogged:
     return EvalLogged(step, 0.5, float("nan"), float("nan"), 100, 1.0,
                       metrics={"val_loss": 0.5},

@@ -12,6 +12,7 @@ from workbench.core.jobs import JobControl, JobSpec, UserFacingError
 from workbench.core.snapshot import Snapshot
 from workbench.core.trace import LayerTrace
 from workbench.core.trace.seq2seq import DecodeResult, Seq2seqTrace
+from workbench.qt.gallery.fake_traces import finished
 
 SOURCE = list("3 Mar 2011")
 OUTPUT = list("2011-03-03") + ["<eos>"]
@@ -66,12 +67,6 @@ def transformer_trace(step: int = 100, heads: int = 2) -> Seq2seqTrace:
                                    {"self": self_w, "cross": cross})], step=step)
 
 
-def finished(result) -> JobSpec:
-    def job(control: JobControl) -> Iterator[Event]:
-        yield JobFinished(result=result)
-    return JobSpec("fake", job)
-
-
 @dataclass
 class FakeSeq2seq:
     probes: list = field(default_factory=list)
@@ -107,10 +102,3 @@ class FakeSeq2seq:
             yield JobFinished(result=DecodeResult(SOURCE, tokens, "2011-03-03",
                                                   settings.strategy, -0.5))
         return JobSpec("Decode", job)
-
-
-def fake_backend():
-    """The shared fake backend (its seq2seq domain is a FakeSeq2seq)."""
-    from tests.qt.fake_backend import FakeBackend
-
-    return FakeBackend()
