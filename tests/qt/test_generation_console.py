@@ -5,19 +5,13 @@ from __future__ import annotations
 import pytest
 
 from tests.qt.token_view import token_point
-from workbench.qt.controller import WorkbenchController
-from workbench.qt.gallery.fake_backend import FakeBackend
 from workbench.qt.gallery.fake_traces import snapshot
 from workbench.qt.panels.generate import GeneratePanel
 
 
 @pytest.fixture
-def panel(qtbot):
-    controller = WorkbenchController(FakeBackend())
-    widget = GeneratePanel(controller)
-    qtbot.addWidget(widget)
-    yield widget
-    controller.shutdown()
+def panel(make_panel):
+    return make_panel(GeneratePanel)
 
 
 def generate(qtbot, panel, **kwargs):

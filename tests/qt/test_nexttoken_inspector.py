@@ -7,11 +7,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from workbench.qt.controller import WorkbenchController
-from workbench.qt.gallery.fake_backend import FakeBackend
 from workbench.qt.gallery.fake_traces import lstm_trace, snapshot
 from workbench.qt.panels.nexttoken import NextTokenPanel, loss_html
-from workbench.qt.widgets import probe_bar
 
 
 @pytest.fixture
@@ -88,13 +85,11 @@ def test_a_new_probe_updates_the_table_in_place_and_widens_for_longer_text(panel
     assert panel.table.rowCount() == len(shorter.token_text)
 
 
-def test_the_first_probe_leaves_the_loss_line_its_height(qtbot, monkeypatch):
+def test_the_first_probe_leaves_the_loss_line_its_height(qtbot, make_panel):
     """The loss line is in its probed style from the start: a line that grew at the first
     probe laid the window out again while training began."""
-    monkeypatch.setattr(probe_bar, "AUTO_INTERVAL_S", 0.0)
-    controller = WorkbenchController(FakeBackend())
-    widget = NextTokenPanel(controller)
-    qtbot.addWidget(widget)
+    widget = make_panel(NextTokenPanel)
+    controller = widget.controller
     widget.resize(900, 600)
     widget.show()
     qtbot.waitExposed(widget)

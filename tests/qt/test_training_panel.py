@@ -25,15 +25,12 @@ from workbench.qt.panels.training.series import ema
 
 
 @pytest.fixture
-def panel(qtbot, tmp_path):
+def panel(make_panel, tmp_path):
     run_dir = tmp_path / "run-a"
     run_dir.mkdir()
-    controller = WorkbenchController(FakeBackend(training=FakeTraining(run_dir)))
-    widget = TrainingPanel(controller)
-    qtbot.addWidget(widget)
+    widget = make_panel(TrainingPanel, FakeBackend(training=FakeTraining(run_dir)))
     widget.resize(1300, 520)
-    yield widget
-    controller.shutdown()
+    return widget
 
 
 # Waits are upper bounds: 10 s ran out on a loaded 2-core CI machine (27 Nov), where a fake
@@ -121,10 +118,9 @@ def test_hiding_renaming_and_exporting_runs(qtbot, panel, tmp_path):
     assert panel.curves.csv_data()[1][0] == []
 
 
-def test_pause_and_stop_act_on_the_running_job(qtbot, tmp_path):
-    controller = WorkbenchController(FakeBackend(training=FakeTraining(tmp_path, delay=0.05)))
-    panel = TrainingPanel(controller)
-    qtbot.addWidget(panel)
+def test_pause_and_stop_act_on_the_running_job(qtbot, tmp_path, make_panel):
+    panel = make_panel(TrainingPanel, FakeBackend(training=FakeTraining(tmp_path, delay=0.05)))
+    controller = panel.controller
     assert panel.start_training()
     qtbot.waitUntil(lambda: panel.controls.stop.isEnabled(), timeout=60_000)
     panel.controls.pause.click()
@@ -135,7 +131,6 @@ def test_pause_and_stop_act_on_the_running_job(qtbot, tmp_path):
         panel.controls.stop.click()
     assert not panel.controls.stop.isEnabled() and panel.controls.start.isEnabled()
     assert panel.live_key == ""
-    controller.shutdown()
 
 
 @pytest.mark.slow
@@ -191,10 +186,9 @@ def test_renaming_a_run_whose_folder_cannot_be_written_says_so(qtbot, panel, tmp
     assert "Error" not in panel.controller.last_error
 
 
-def test_bad_settings_and_missing_corpus_give_messages(qtbot, tmp_path):
-    controller = WorkbenchController(FakeBackend(training=TrainingBackend()))
-    panel = TrainingPanel(controller)
-    qtbot.addWidget(panel)
+def test_bad_settings_and_missing_corpus_give_messages(qtbot, tmp_path, make_panel):
+    panel = make_panel(TrainingPanel, FakeBackend(training=TrainingBackend()))
+    controller = panel.controller
     assert not panel.start_training()
     assert "Load a corpus and tokenize it" in controller.last_error
     panel.controls.form.editors["lr"].setText("")
@@ -204,7 +198,6 @@ def test_bad_settings_and_missing_corpus_give_messages(qtbot, tmp_path):
     (tmp_path / "bad.toml").write_text("[corpus\n")
     assert not panel.open_recipe(str(tmp_path / "bad.toml"))
     assert "bad.toml is not valid TOML" in controller.last_error
-    controller.shutdown()
 
 
 def test_inspecting_a_run_without_checkpoint_says_so(qtbot, panel, tmp_path):
