@@ -8,8 +8,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from workbench.core.data.masking import corrupt
 from workbench.core.tasks.base import IGNORE_INDEX
-from workbench.core.tasks.masking import corrupt
 
 MASK_ID, FIRST, VOCAB = 50, 4, 50
 

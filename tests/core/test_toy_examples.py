@@ -176,3 +176,34 @@ def test_the_word2vec_window_slides_over_the_sentence():
     worked = run("window", sentence="a b c d", centre="b", m="1")
     slides = worked.lines[-1].working.splitlines()
     assert slides == ["[a] (b) c d", "(a) [b] (c) d", "a (b) [c] (d)", "a b (c) [d]"]
+
+
+def test_bert_input_frames_a_pair_masks_with_the_tasks_corruption_and_sums_three_tables():
+    """Figure 38 of the course: [CLS] A [SEP] B [SEP] with segments 0 then 1, the masked-LM
+    task's own 80/10/10 corruption on the ordinary tokens only, and LayerNorm of the sum of
+    token, segment and position vectors (issue 33)."""
+    from workbench.core.tasks import masked_lm
+    from workbench.core.worked import bert_input
+
+    assert masked_lm.corrupt is bert_input.corrupt  # one corruption for the task and the example
+    worked = run("bert-input", a="The man went to the store", b="he bought milk", seed="3")
+    tokens, segments = worked.values["tokens"], worked.values["segments"]
+    assert tokens == ["[CLS]", "the", "man", "went", "to", "the", "store", "[SEP]", "he",
+                      "bought", "milk", "[SEP]"]
+    assert list(segments) == [0] * 8 + [1] * 4
+    targets = worked.values["targets"]
+    chosen = targets != -100
+    assert chosen.any()
+    assert not chosen[[0, 7, 11]].any()  # [CLS] and [SEP] are never chosen
+    framed = worked.lines[0].value
+    assert (targets[chosen] == framed[chosen]).all()  # the original token is the target
+    assert (worked.values["inputs"][~chosen] == framed[~chosen]).all()  # the rest read as is
+    token, segment, position = (line.value for line in worked.lines[6:9])
+    summed = token + segment + position
+    expected = (summed - summed.mean(1, keepdims=True)) / summed.std(1, keepdims=True)
+    np.testing.assert_allclose(worked.values["result"], expected, atol=1e-9)
+    assert (segment[0] == segment[7]).all() and not (segment[0] == segment[8]).all()
+    assert worked.lines[5].working == "IsNext"
+    assert run("bert-input", next="no").lines[5].working == "NotNext"
+    with pytest.raises(ValueError, match="Type both sentences"):
+        run("bert-input", b="  ")

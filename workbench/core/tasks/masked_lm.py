@@ -19,6 +19,7 @@ import torch.nn.functional as F
 
 from workbench.core.config.encoder_tasks import MaskedLmTaskConfig
 from workbench.core.config.task_models import MaskedLmModelConfig
+from workbench.core.data.masking import corrupt
 from workbench.core.data.sentences import read_sentences
 from workbench.core.data.splits import split_indices
 from workbench.core.events import JobFinished, Notice, Progress
@@ -27,7 +28,6 @@ from workbench.core.resources import full_corpus_path
 from workbench.core.tasks.base import IGNORE_INDEX, register_task
 from workbench.core.tasks.encoder_task import EncoderData, EncoderTask, Split
 from workbench.core.tasks.explain import fill_mask
-from workbench.core.tasks.masking import corrupt
 from workbench.core.tasks.pretrained_start import PretrainedStart, folder_of, folder_tokenizer
 from workbench.core.tasks.text_data import (
     FIRST_ORDINARY,

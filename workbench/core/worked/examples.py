@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.core.worked import activations, padding, representations, toy
+from workbench.core.worked import activations, bert_input, padding, representations, toy
 from workbench.core.worked.parse import parse_int, parse_matrix, parse_number, parse_vector
 from workbench.core.worked.records import WorkedComputation
 
@@ -143,6 +143,19 @@ EXAMPLES: tuple[ToyExample, ...] = (
         "Keras pad_sequences and masking (the course's seed 002); the encoder tasks' own "
         "padding (core/data/padding.py)",
         "Change the sentences or the row; tick 'a decoder' to add the causal mask."),
+    ToyExample(
+        "bert-input", "BERT's input: a sentence pair, masked LM and next sentence",
+        (ToyInput("a", "sentence A", "the man went to the store", "text"),
+         ToyInput("b", "sentence B", "he bought a gallon of milk", "text"),
+         ToyInput("next", "B follows A (IsNext)", "yes", "flag"),
+         ToyInput("d", "width d of the toy tables", "4", "int"),
+         ToyInput("seed", "seed of the masking", "1", "int")),
+        lambda v: bert_input.bert_input_example(v["a"], v["b"], bool(v["next"]), v["d"],
+                                                v["seed"]),
+        None, 0,
+        "Devlin et al. 2019, fig. 2; the course's NSP example (seed 003: “[CLS] the man went "
+        "to [MASK] store [SEP] he bought a gallon [MASK] milk [SEP]”, IsNext)",
+        "Type 'penguins are flightless birds' as B and untick IsNext: the course's NotNext."),
     ToyExample(
         "one-hot", "One-hot against dense vectors",
         (ToyInput("words", "words", "hotel motel cat", "text"),
