@@ -57,6 +57,9 @@ class _EncoderTaskBase(TaskConfig):
         problems = range_problems(self)
         if getattr(self, "dataset", "") == "file" and not getattr(self, "path", "").strip():
             problems.append(f"Data = file needs {self.file_needs}: choose one.")
+        if getattr(self, "pretrained", "").strip() and getattr(self, "start_from", "").strip():
+            problems.append("The encoder starts from a masked-LM run ('Pretrained encoder') or "
+                            "a BERT folder ('Start from'), not both: clear one.")
         return problems
 
     def data_name(self) -> str:
@@ -82,6 +85,13 @@ def _pretrained():
     return param("", "Pretrained encoder", "A masked-LM run folder, or 'run:NAME' for the "
                  "newest run of that name, whose encoder (and tokenizer) this model starts "
                  "from: fine-tuning. Empty = from scratch.")
+
+
+def _start_from():
+    return param("", "Start from", "A Hugging Face BERT model folder (File ▸ Open model reads "
+                 "the same folders) whose encoder, weights and tokenizer this model starts "
+                 "from: fine-tuning, the text read as [CLS] … [SEP]. Its sizes replace the "
+                 "Architecture panel's encoder. Empty: a new model.")
 
 
 def _encoder_state():
@@ -131,6 +141,19 @@ class ClassifyTaskConfig(_EncoderTaskBase):
     max_length: int = _max_length()
     pretrained: str = _pretrained()
     encoder_state: str = _encoder_state()
+    start_from: str = _start_from()
+    # BERT's pooler tanh(W h_[CLS] + b) between the [CLS] state and the label layer, as
+    # BertForSequenceClassification has it; off: the label layer reads h_[CLS] itself
+    bert_pooler: bool = param(False, "BERT's pooler", "Start from a BERT folder: the pooled "
+                              "vector goes through tanh(W h + b) first, W and b read from the "
+                              "folder's pooler (a fresh layer where it has none).",
+                              advanced=True)
+
+    def problems(self) -> list[str]:
+        problems = super().problems()
+        if self.bert_pooler and not self.start_from.strip():
+            problems.append("BERT's pooler needs 'Start from' a BERT folder.")
+        return problems
 
     def model_for_counts(self, encoder: ModelConfig, labels: int = 2) -> ClassifierModelConfig:
         """The whole model (encoder and head) the Architecture panel counts, for `labels`
@@ -172,6 +195,7 @@ class TagTaskConfig(_EncoderTaskBase):
     max_length: int = _max_length(128)
     pretrained: str = _pretrained()
     encoder_state: str = _encoder_state()
+    start_from: str = _start_from()
 
     def model_for_counts(self, encoder: ModelConfig, labels: int = 17) -> TaggerModelConfig:
         """The whole model the Architecture panel counts (17 tags: UD's UPOS set)."""
@@ -209,8 +233,8 @@ class MaskedLmTaskConfig(_EncoderTaskBase):
     val_fraction: float = _val_fraction()
     max_length: int = _max_length()
     # a BERT model folder to fine-tune (its sizes, weights and tokenizer replace the panel's
-    # encoder and the trained tokenizer); a recipe's setting, not yet offered in the window
-    start_from: str = ""
+    # encoder and the trained tokenizer)
+    start_from: str = _start_from()
 
     def model_for_counts(self, encoder: ModelConfig, labels: int = 0) -> MaskedLmModelConfig:
         """The whole model the Architecture panel counts (the head predicts the vocabulary)."""

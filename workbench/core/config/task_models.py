@@ -53,6 +53,10 @@ class ClassifierModelConfig(_EncoderHeadConfig):
     num_labels: int = 2
     pooling: str = "last"
     output: str = "softmax"  # "sigmoid": one unit for two labels, Keras' Dense(1, sigmoid)
+    # [CLS] is the first token of the text, written by the tokenizer (a BERT folder's), not a
+    # vector the encoder prepends: "cls" pooling reads position 0
+    cls_in_text: bool = False
+    pooler: bool = False  # BERT's pooler tanh(W h + b) before the label layer
 
     def problems(self) -> list[str]:
         problems = super().problems()
@@ -66,7 +70,7 @@ class ClassifierModelConfig(_EncoderHeadConfig):
         if self.output == "sigmoid" and self.num_labels != 2:
             problems.append(f"One sigmoid unit can tell two labels apart, not "
                             f"{self.num_labels}: choose softmax.")
-        if self.pooling == "cls" and not self.encoder.get("cls_token"):
+        if self.pooling == "cls" and not (self.encoder.get("cls_token") or self.cls_in_text):
             problems.append("[CLS] pooling needs a transformer encoder with its '[CLS] token' "
                             "setting on.")
         return problems

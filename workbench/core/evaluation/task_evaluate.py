@@ -180,7 +180,7 @@ def _labelled_split(config, path, words, index):
     from workbench.core.data.labelled import read_labelled
     from workbench.core.tasks.classify import _named
     from workbench.core.tasks.encoder_task import Split
-    from workbench.core.tasks.text_data import encode_texts
+    from workbench.core.tasks.text_data import encode_framed
 
     # a model trained on the sentiment set knows its labels by name: "0" and "1" are mapped
     pairs = _named(read_labelled(path, config.text_column, config.label_column, config.header),
@@ -188,7 +188,7 @@ def _labelled_split(config, path, words, index):
     labels = [label for _, label in pairs]
     if set(labels) - set(index):
         return Split([], [], []), [], labels
-    ids, _ = encode_texts(words, [t for t, _ in pairs], config.max_length)
+    ids, _ = encode_framed(words, [t for t, _ in pairs], config.max_length)
     return Split(ids, [index[lb] for lb in labels], [t for t, _ in pairs]), \
         [t for t, _ in pairs], labels
 

@@ -9,7 +9,8 @@ Pooling turns the states h_1 … h_n of one sentence (padding left out) into one
   attention: α = softmax_i(w · h_i), h = Σ_i α_i h_i, a learned query w [NOT IN SEEDS as a
              pooling; it is the seeds' attention with one fixed query]; α shows which words
              the decision rests on
-  cls:       the state of the [CLS] position a transformer encoder prepends (BERT)
+  cls:       the state of the [CLS] position a transformer encoder prepends, or of the [CLS]
+             token a BERT folder's tokenizer writes first (`cls_in_text`)
 """
 
 from __future__ import annotations
@@ -29,10 +30,12 @@ def last_positions(mask: torch.Tensor) -> torch.Tensor:
 class Pooling(nn.Module):
     """(EncoderOutput) -> pooled (B, H) and the attention weights α (B, S) (None otherwise)."""
 
-    def __init__(self, how: str, size: int, directions: int = 1) -> None:
+    def __init__(self, how: str, size: int, directions: int = 1,
+                 cls_in_text: bool = False) -> None:
         super().__init__()
         self.how = how
         self.directions = directions
+        self.cls_in_text = cls_in_text
         if how == "attention":
             self.query = nn.Linear(size, 1, bias=False)  # w: score_i = w · h_i
 
@@ -48,6 +51,8 @@ class Pooling(nn.Module):
             weights = torch.softmax(scores, dim=-1)
             return torch.einsum("bs,bsh->bh", weights, states), weights
         if self.how == "cls":
+            if out.cls is None and self.cls_in_text:
+                return states[:, 0], None  # the tokenizer's [CLS] (right padding: always real)
             if out.cls is None:
                 raise ValueError("[CLS] pooling needs an encoder with a [CLS] token.")
             return out.cls, None
@@ -72,6 +77,18 @@ def two_class_log_odds(logits: torch.Tensor) -> torch.Tensor:
     so an explanation that differentiates it says every word counted for nothing."""
     z = logits[..., 1:] - logits[..., :1]
     return torch.cat([-z, z], dim=-1)
+
+
+class BertPooler(nn.Module):
+    """BERT's pooler: tanh(W h + b) of the pooled ([CLS]) state, trained by next-sentence
+    prediction and kept by BertForSequenceClassification before its label layer."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.dense = nn.Linear(size, size)  # "dense": the name BERT's weights give it
+
+    def forward(self, pooled: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(self.dense(pooled))
 
 
 class MaskedTokenHead(nn.Module):

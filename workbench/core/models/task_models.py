@@ -24,6 +24,7 @@ from workbench.core.config.task_models import (
 from workbench.core.models.base import as_probe, eval_mode, state_gradient_norms, to_numpy
 from workbench.core.models.encoder import EncoderOutput, EncoderTrace, build_encoder, full_mask
 from workbench.core.models.heads import (
+    BertPooler,
     MaskedTokenHead,
     Pooling,
     two_class_log_odds,
@@ -94,7 +95,9 @@ class SequenceClassifier(EncoderTaskModel):
     def __init__(self, config: ClassifierModelConfig) -> None:
         super().__init__(config)
         size = self.encoder.output_size
-        self.pool = Pooling(config.pooling, size, getattr(self.encoder, "directions", 1))
+        self.pool = Pooling(config.pooling, size, getattr(self.encoder, "directions", 1),
+                            config.cls_in_text)
+        self.pooler = BertPooler(size) if config.pooler else None
         self.sigmoid = config.output == "sigmoid"  # one unit for two labels
         self.head = nn.Linear(size, 1 if self.sigmoid else config.num_labels)
 
@@ -107,21 +110,27 @@ class SequenceClassifier(EncoderTaskModel):
         the logits themselves under softmax, each label's log-odds (−z, z) under a sigmoid."""
         return two_class_log_odds(logits) if self.sigmoid else logits
 
+    def pooled(self, output: EncoderOutput) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The vector the label layer reads (through BERT's pooler when the model has it) and
+        the attention-pooling weights (B, S) when pooled so."""
+        pooled, weights = self.pool(output)
+        return (pooled if self.pooler is None else self.pooler(pooled)), weights
+
     def classify(self, tokens, mask=None) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Label logits (B, K) and the attention-pooling weights (B, S) when pooled so."""
-        pooled, weights = self.pool(self.encoder(tokens, mask))
+        pooled, weights = self.pooled(self.encoder(tokens, mask))
         return self.label_logits(pooled), weights
 
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         return self.classify(tokens, mask)[0]
 
     def decision_logits(self, output: EncoderOutput) -> torch.Tensor:
-        return self.label_logits(self.pool(output)[0])
+        return self.label_logits(self.pooled(output)[0])
 
     def trace(self, tokens, token_text=None, **_) -> Trace:
         with eval_mode(self):
             tokens, encoded = self._encoder_trace(tokens, token_text)
-            pooled, weights = self.pool(encoded.output)
+            pooled, weights = self.pooled(encoded.output)
             logits = self.label_logits(pooled)  # (1, K)
         extras = {"label_probs": to_numpy(torch.softmax(logits[0], dim=-1)),
                   "pooled": to_numpy(pooled[0])}

@@ -30,8 +30,9 @@ from workbench.core.tasks.explain import classify_sentence
 from workbench.core.tasks.text_data import (
     TextVocabulary,
     cut_note,
-    encode_texts,
+    encode_framed,
     encoder_vocabulary,
+    run_dropout,
 )
 
 SENTIMENT_NAMES = {"0": "negative", "1": "positive"}  # the data set's readme says so
@@ -81,7 +82,10 @@ class ClassifyTask(EncoderTask):
                               str(config.label_column))
             names = sorted({label for _, label in train + val + test})
             words, pretrained = yield from encoder_vocabulary(config, [t for t, _ in train],
-                                                              notes)
+                                                              notes, run_dropout(recipe))
+        if config.start_from.strip() and config.pooling != "cls":
+            notes.append(f"The encoder starts from a BERT folder, whose classifiers read the "
+                         f"[CLS] state (Pooling = cls); this run pools by '{config.pooling}'.")
         for split, part in (("validation", val), ("test", test)):
             note = unseen_report(unseen_labels([lb for _, lb in train], [lb for _, lb in part]),
                                  len(part), "label", split)
@@ -94,7 +98,7 @@ class ClassifyTask(EncoderTask):
             if missing:
                 raise UserFacingError(f"The labels {', '.join(missing)} are not among the "
                                       f"labels this run was trained with ({', '.join(names)}).")
-            ids, n_cut = encode_texts(words, [t for t, _ in part], config.max_length)
+            ids, n_cut = encode_framed(words, [t for t, _ in part], config.max_length)
             cut += n_cut
             splits.append(Split(ids, [index[lb] for _, lb in part], [t for t, _ in part]))
         notes.append(cut_note(cut, len(pairs) + (len(test) if config.test_path else 0),
@@ -108,8 +112,19 @@ class ClassifyTask(EncoderTask):
                            notes=[n for n in notes if n])
 
     def model_config(self, encoder: dict) -> ClassifierModelConfig:
+        # a tokenizer that writes a token before the text writes BERT's [CLS] there
+        cls_in_text = bool(self.data.vocabulary.framed([])[1])
         return ClassifierModelConfig(encoder=encoder, num_labels=len(self.data.names),
-                                     pooling=self.config.pooling, output=self.config.output)
+                                     pooling=self.config.pooling, output=self.config.output,
+                                     cls_in_text=cls_in_text,
+                                     pooler=bool(self.config.bert_pooler))
+
+    def build_model(self, model_config, build):
+        model = super().build_model(model_config, build)
+        head = self.data.pretrained.head if self.data.pretrained is not None else {}
+        if head and model.pooler is not None:  # BERT's pooler, read from its folder
+            model.pooler.load_state_dict(head)
+        return model
 
     def targets(self, split: Split, rows, tokens, mask, step):
         return {"labels": np.asarray([split.targets[i] for i in rows], dtype=np.int64)}

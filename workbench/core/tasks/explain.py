@@ -32,6 +32,7 @@ def _ids(vocabulary: TextVocabulary, text: str) -> list[int]:
     ids = vocabulary.tokenizer.encode(text)
     if not ids:
         raise UserFacingError("The sentence has no token this model knows.")
+    ids = vocabulary.framed(ids)[0]  # a BERT folder's classifier reads [CLS] … [SEP]
     if len(ids) > MAX_TOKENS:
         raise UserFacingError(f"The sentence is {len(ids)} tokens long; at most {MAX_TOKENS}.")
     return ids
@@ -104,6 +105,8 @@ def tag_sentence(model, vocabulary: dict, text: str, words: list[str] | None = N
     if not words:
         raise UserFacingError("Type a sentence to tag.")
     ids, firsts = word_pieces(vocab.tokenizer, words)
+    ids, start = vocab.framed(ids)  # a BERT folder's tagger reads [CLS] … [SEP]
+    firsts = [start + f for f in firsts]
     if len(ids) > MAX_TOKENS:
         raise UserFacingError(f"The sentence is {len(ids)} tokens long; at most {MAX_TOKENS}.")
     with eval_mode(model):

@@ -31,6 +31,7 @@ from workbench.core.tasks.text_data import (
     TextVocabulary,
     cut_note,
     encoder_vocabulary,
+    run_dropout,
 )
 
 
@@ -48,15 +49,20 @@ def read_sources(config: TagTaskConfig) -> tuple[TaggedData, TaggedData | None]:
 def encode_sentences(tokenizer, sentences: list[TaggedSentence], index: dict[str, int],
                      max_length: int) -> tuple[Split, int]:
     """Token ids per sentence with the tag index at each word's first token (IGNORE_INDEX on
-    the rest); sentences longer than `max_length` tokens are cut there."""
+    the rest), framed as the tokenizer frames every input (a BERT folder's: [CLS] … [SEP],
+    which carry no tag); sentences longer than `max_length` tokens are cut there."""
+    prefix, suffix = getattr(tokenizer, "frame", ((), ()))
+    room = max(1, max_length - len(prefix) - len(suffix))
+    before = np.full(len(prefix), IGNORE_INDEX, dtype=np.int64)
+    after = np.full(len(suffix), IGNORE_INDEX, dtype=np.int64)
     ids, targets, cut = [], [], 0
     for sentence in sentences:
         pieces, firsts = word_pieces(tokenizer, list(sentence.words))
         tags = np.full(len(pieces), IGNORE_INDEX, dtype=np.int64)
         tags[firsts] = [index[t] for t in sentence.tags]
-        cut += len(pieces) > max_length
-        ids.append(np.asarray(pieces[:max_length], dtype=np.int64))
-        targets.append(tags[:max_length])
+        cut += len(pieces) > room
+        ids.append(np.asarray([*prefix, *pieces[:room], *suffix], dtype=np.int64))
+        targets.append(np.concatenate([before, tags[:room], after]))
     # the words joined by spaces (not the `# text =` line), so the words come back by split()
     return Split(ids, targets, [" ".join(s.words) for s in sentences]), cut
 
@@ -89,7 +95,7 @@ class TagTask(EncoderTask):
             check_class_count(tags, "tag", text_like=False)
             names = sorted(set(tags))
             words, pretrained = yield from encoder_vocabulary(
-                config, [" ".join(s.words) for s in train], notes)
+                config, [" ".join(s.words) for s in train], notes, run_dropout(recipe))
         train_tags = [t for s in train for t in s.tags]
         for split, part in (("validation", val), ("test", test)):
             held = [t for s in part for t in s.tags]

@@ -94,6 +94,23 @@ def encode_texts(vocabulary: TextVocabulary, texts: list[str], max_length: int
     return rows, cut
 
 
+def encode_framed(vocabulary: TextVocabulary, texts: list[str], max_length: int
+                  ) -> tuple[list[np.ndarray], int]:
+    """`encode_texts`, each text framed as its tokenizer frames every input (BERT: [CLS] ids
+    [SEP], within `max_length`; the app's tokenizers frame nothing)."""
+    framing = len(vocabulary.framed([])[0])
+    rows, cut = encode_texts(vocabulary, texts, max(1, max_length - framing))
+    if framing:
+        rows = [np.asarray(vocabulary.framed(row.tolist())[0], dtype=np.int64) for row in rows]
+    return rows, cut
+
+
+def run_dropout(recipe: Any) -> float:
+    """The dropout a run's model asks for (the Architecture panel's), which a BERT folder's
+    encoder trains with."""
+    return float(getattr(getattr(recipe, "model", None), "dropout", 0.1))
+
+
 def cut_note(cut: int, total: int, max_length: int) -> str:
     if not cut:
         return ""
@@ -105,7 +122,8 @@ def cut_note(cut: int, total: int, max_length: int) -> str:
 
 @dataclass
 class Pretrained:
-    """The encoder part of a saved run: its config dict, weights and vocabulary."""
+    """The encoder part of a saved run or a BERT folder: its config dict, weights and
+    vocabulary."""
 
     source: str
     encoder: dict[str, Any]
@@ -113,6 +131,7 @@ class Pretrained:
     vocabulary: dict
     step: int = 0
     notes: list[str] = field(default_factory=list)
+    head: dict[str, Any] = field(default_factory=dict)  # a BERT folder's pooler, when asked
 
 
 _RUN_NAME = re.compile(r"\d{8}-\d{6}-(.+?)(-\d+)?$")
@@ -148,12 +167,29 @@ def _recipe_name(run: Path) -> str:
         return match.group(1) if match else ""
 
 
-def encoder_vocabulary(config: Any, texts: list[str], notes: list[str]):
+def encoder_vocabulary(config: Any, texts: list[str], notes: list[str], dropout: float = 0.1):
     """The words a classifier or tagger reads (a step generator: its progress, then the
     vocabulary and the pretrained encoder or None): the fine-tuned run's own table when the
-    task starts from one (`[task] pretrained`), else a tokenizer trained on `texts`."""
+    task starts from one (`[task] pretrained`), a BERT folder's tokenizer when it starts from
+    that (`[task] start_from`, the encoder then trains with the run's `dropout`), else a
+    tokenizer trained on `texts`."""
     from workbench.core.events import Progress
 
+    folder = str(getattr(config, "start_from", "") or "").strip()
+    if folder:
+        from workbench.core.tasks.bert_encoder import encoder_start
+
+        if config.pretrained.strip():
+            raise UserFacingError("The encoder starts from a masked-LM run ('Pretrained "
+                                  "encoder') or a BERT folder ('Start from'), not both: clear "
+                                  "one.")
+        yield Progress(0, None, "Reading the BERT folder")
+        pretrained = encoder_start(Path(folder).expanduser(), config.name, dropout,
+                                   bool(getattr(config, "bert_pooler", False)))
+        notes.append(f"The encoder starts from {Path(folder).name} (its weights and its own "
+                     f"tokenizer, the text read as [CLS] … [SEP]), {config.encoder_state}.")
+        notes.extend(pretrained.notes)
+        return TextVocabulary.from_dict(pretrained.vocabulary), pretrained
     if config.pretrained.strip():
         yield Progress(0, None, "Reading the pretrained encoder")
         pretrained = load_pretrained(config.pretrained)
