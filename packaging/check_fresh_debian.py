@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Install the .deb into a minimal Debian and open the app in a real X window (issue 35).
 
-    sudo .venv/bin/python packaging/check_fresh_debian.py --deb dist/X.deb [--root DIR]
-        [--suite bookworm] [--mirror URL] [--shot OUT.png]
+    sudo .venv/bin/python packaging/check_fresh_debian.py --deb dist/X.deb
+        [--tarball dist/X.tar.gz] [--root DIR] [--suite bookworm] [--mirror URL]
+        [--shot OUT.png] [--routes named,depends,tarball]
 
 What a classroom's fresh machine meets, as root on a Linux host with debootstrap and Xvfb:
 
@@ -18,6 +19,8 @@ What a classroom's fresh machine meets, as root on a Linux host with debootstrap
    torchrun, which meet over the loopback: the one step not in a network namespace).
    Otherwise the app runs in a network namespace (`unshare -n`: offline) against an Xvfb
    display on the host, and its window must be drawn (a screenshot, not blank).
+4. In a third copy, the .tar.gz unpacked into /opt and the apt line packaging/README.md gives
+   for it (read from that file, so the documented line is the one checked): the window.
 
 Exit status 0 when every step holds; each step's outcome is printed.
 """
@@ -107,9 +110,9 @@ def fresh_copy(pristine: Path, name: str) -> Path:
     return copy
 
 
-def window_opens(root: Path, shot: Path) -> tuple[bool, str]:
+def window_opens(root: Path, shot: Path, app: str = APP) -> tuple[bool, str]:
     """The app draws its window under the real xcb platform, offline; the PNG is kept."""
-    done = in_root(root, [APP, "--screenshot", "/tmp/home/shot.png"], offline=True,
+    done = in_root(root, [app, "--screenshot", "/tmp/home/shot.png"], offline=True,
                    display=True, timeout=600)
     png = root / "tmp" / "home" / "shot.png"
     drawn, how = image_looks_drawn(png)
@@ -167,9 +170,36 @@ def depends_route(root: Path, deb: Path, shot: Path, results: dict) -> None:
         ranks.returncode == 0 and (root / "tmp/home/ddp/checkpoints/latest.json").is_file())
 
 
+README = Path(__file__).with_name("README.md")
+
+
+def documented_apt_line(readme: Path = README) -> list[str]:
+    """The packages packaging/README.md tells a tarball's user to install."""
+    after = readme.read_text(encoding="utf-8").split("For the tarball, the line is", 1)[-1]
+    return after.split("`sudo apt install", 1)[-1].split("`", 1)[0].split()
+
+
+def tarball_route(root: Path, tarball: Path, shot: Path, results: dict) -> None:
+    """The .tar.gz unpacked into /opt, then the documented apt line: the window opens."""
+    run(["tar", "-xzf", str(tarball), "-C", str(root / "opt")], check=True)
+    mount_x_socket(root)
+    packages = documented_apt_line()
+    got = in_root(root, ["apt-get", "install", "-y", "-q", "--no-install-recommends",
+                         *packages], timeout=1800)
+    results[f"the tarball's documented apt line installs ({len(packages)} packages)"] = (
+        got.returncode == 0 and len(packages) > 10)
+    opened, how = window_opens(root, shot.with_name(shot.stem + "-tarball" + shot.suffix),
+                               "/opt/SequenceWorkbench/SequenceWorkbench")
+    print(f"window of the tarball after its apt line: {how}")
+    results["the tarball's app draws its window (xcb, offline)"] = opened
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deb", required=True, type=Path)
+    parser.add_argument("--tarball", type=Path, help="the .tar.gz (default: beside the .deb)")
+    parser.add_argument("--routes", default="named,depends,tarball",
+                        help="which installs to check, comma-separated")
     parser.add_argument("--root", type=Path, default=Path("/tmp/fresh-debian"))
     parser.add_argument("--suite", default="bookworm")
     parser.add_argument("--mirror", default="http://deb.debian.org/debian")
@@ -179,11 +209,19 @@ def main(argv: list[str] | None = None) -> int:
         if shutil.which(tool) is None:
             sys.exit(f"{tool} is needed (apt-get install debootstrap xvfb util-linux)")
     make_root(args.root, args.suite, args.mirror)
+    tarball = args.tarball or next(args.deb.parent.glob("SequenceWorkbench-*-linux-*.tar.gz"),
+                                   None)
+    routes = {"named": (message_route, args.deb), "depends": (depends_route, args.deb),
+              "tarball": (tarball_route, tarball)}
+    chosen = [name.strip() for name in args.routes.split(",")]
+    if "tarball" in chosen and tarball is None:
+        sys.exit("No .tar.gz beside the .deb: give --tarball or leave 'tarball' out of --routes")
     server, results, roots = start_xvfb(), {}, []
     try:
-        for name, route in (("named", message_route), ("depends", depends_route)):
+        for name in chosen:
+            route, package = routes[name]
             roots.append(fresh_copy(args.root, name))
-            route(roots[-1], args.deb.absolute(), args.shot.absolute(), results)
+            route(roots[-1], package.absolute(), args.shot.absolute(), results)
     finally:
         server.terminate()
         for root in roots:

@@ -94,3 +94,20 @@ def test_icu_keeps_what_qt_calls_and_drops_the_rest():
              "rfc3491.spp", "confusables.cfu"]
     dropped = slim_bundle.unused_icu_items(items)
     assert dropped == items[10:]  # collation, time zones, converters, locales stay
+
+
+def test_the_tarballs_documented_apt_line_is_everything_the_window_needs():
+    """packaging/README.md's line for the tarball is the .deb's Depends (the module's list):
+    the fresh-Debian check installs the line as written, so a package missing from it (the
+    fonts were, once: every letter an empty box) is a wrong README, caught here."""
+    import sys
+
+    from workbench.app.x11_libraries import ALL_DEBIAN
+
+    sys.path.insert(0, str(ROOT / "packaging"))
+    try:
+        from check_fresh_debian import documented_apt_line
+    finally:
+        sys.path.remove(str(ROOT / "packaging"))
+    assert documented_apt_line() == list(ALL_DEBIAN)
+    assert {"fontconfig", "fonts-dejavu-core", "libxcb-cursor0"} <= set(ALL_DEBIAN)
