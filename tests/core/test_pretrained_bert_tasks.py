@@ -197,3 +197,20 @@ def test_a_gpt2_folder_is_refused_as_an_encoder(tmp_path, monkeypatch, capsys, t
     assert main([str(recipe), "--out", str(tmp_path / "bad")]) != 0
     err = capsys.readouterr().err
     assert "reads left to right" in err and "Choose the folder of a BERT model" in err, err
+
+
+def test_the_windows_query_gives_an_encoder_tasks_encoder(folder, tmp_path):
+    from workbench.app.models_backend import ModelsBackend
+    from workbench.core.config.models import TransformerEncoderConfig
+    from workbench.core.events import JobFailed, JobFinished
+    from workbench.core.jobs import JobControl, drive
+
+    for task in ("masked_lm", "classify", "tag"):
+        events = list(drive(ModelsBackend().folder_config_job(str(folder), task), JobControl()))
+        assert isinstance(events[-1], JobFinished), events[-1]
+        assert isinstance(events[-1].result, TransformerEncoderConfig)
+        assert events[-1].result.d_model == 32 and events[-1].result.embedding_norm
+    make_gpt2_folder(tmp_path / "tiny-gpt2")
+    events = list(drive(ModelsBackend().folder_config_job(str(tmp_path / "tiny-gpt2"), "tag"),
+                        JobControl()))
+    assert isinstance(events[-1], JobFailed) and "reads left to right" in events[-1].message

@@ -55,21 +55,25 @@ class ModelsBackend:
 
         return JobSpec(f"Match {config.title} to {target.title}", job)
 
-    def folder_config_job(self, path: str) -> JobSpec:
+    def folder_config_job(self, path: str, task: str = "language_model") -> JobSpec:
         """A query whose result is the model config of a Hugging Face model folder (what a
-        language model that starts from it trains), read from its config.json."""
+        run of `task` that starts from it trains: a language model's whole model, an encoder
+        task's encoder), read from its config.json."""
 
         def job(control: JobControl) -> Iterator[Event]:
             from pathlib import Path
 
             from workbench.core.pretrained import model_folder_of
-            from workbench.core.tasks.pretrained_start import language_model_config
+            from workbench.core.tasks.pretrained_start import ENCODER_TASKS, folder_config
 
             folder = model_folder_of(Path(path).expanduser())
             if folder is None:
                 raise UserFacingError(f"{path} is not a model folder (a folder with "
                                       "config.json, model.safetensors and tokenizer.json).")
-            yield JobFinished(result=language_model_config(folder))  # a BERT one: refused
+            config = folder_config(folder, task)  # a folder of the other kind: refused
+            # an encoder task's panel designs the encoder; the task adds its head
+            yield JobFinished(result=config.encoder_config() if task in ENCODER_TASKS
+                              else config)
 
         return JobSpec("Read the model folder's settings", job)
 

@@ -187,8 +187,11 @@ class ModelsApi(Protocol):
     def matched_size_job(self, config: ModelConfig,
                          target: ModelConfig) -> JobSpec[MatchedSize]: ...
 
-    def folder_config_job(self, path: str) -> JobSpec[ModelConfig]:
-        """The model a Hugging Face model folder holds, as the app's config."""
+    def folder_config_job(self, path: str,
+                          task: str = "language_model") -> JobSpec[ModelConfig]:
+        """The model a run of `task` that starts from a Hugging Face model folder trains, as
+        the app's config: a language model's whole model, an encoder task's encoder (the
+        part the Architecture panel designs); a folder of the other kind fails, saying why."""
         ...
 
 

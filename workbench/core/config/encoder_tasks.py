@@ -159,7 +159,9 @@ class ClassifyTaskConfig(_EncoderTaskBase):
         """The whole model (encoder and head) the Architecture panel counts, for `labels`
         labels (the data's own count is known once it is read)."""
         return ClassifierModelConfig(encoder=config_to_dict(encoder), num_labels=labels,
-                                     pooling=self.pooling, output=self.output)
+                                     pooling=self.pooling, output=self.output,
+                                     cls_in_text=bool(self.start_from.strip()),
+                                     pooler=self.bert_pooler)
 
 
 @register_task_config

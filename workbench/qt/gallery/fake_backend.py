@@ -20,6 +20,7 @@ from types import SimpleNamespace
 
 from workbench.core.config.models import MODEL_CONFIGS
 from workbench.core.config.summary import LayerRow, MatchedSize, ModelSummary
+from workbench.core.config.tasks import TASK_CONFIGS
 from workbench.core.events import (
     Event,
     JobFinished,
@@ -105,10 +106,16 @@ class FakeModels:
     def matched_size_job(self, config, target):
         return finished(MatchedSize(config.arch, ("hidden_size",), 64, 1000, target.arch, 1000))
 
-    def folder_config_job(self, path):
-        """Any folder holds a small GPT-2: its own sizes and 320 tokens."""
-        from workbench.core.config.models import TransformerConfig
+    def folder_config_job(self, path, task="language_model"):
+        """Any folder holds a small GPT-2 (its own sizes and 320 tokens) for a language model,
+        a small BERT's encoder (120 tokens) for an encoder task."""
+        from workbench.core.config.models import TransformerConfig, TransformerEncoderConfig
 
+        if TASK_CONFIGS[task].encoder_head:
+            return finished(TransformerEncoderConfig(
+                vocab_size=120, d_model=32, num_heads=4, num_layers=2, d_ff=37,
+                context_length=64, dropout=0.0, positional="learned", norm_placement="post",
+                activation="gelu", embedding_norm=True, norm_eps=1e-12))
         return finished(TransformerConfig(vocab_size=320, d_model=32, num_heads=4, num_layers=2,
                                           d_ff=128, context_length=64, dropout=0.0,
                                           positional="learned", norm_placement="pre",

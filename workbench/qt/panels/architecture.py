@@ -154,8 +154,12 @@ class ArchitecturePanel(Panel):
         return config
 
     def _counted(self, config: ModelConfig) -> ModelConfig:
-        """`config` as counted: the assumed vocabularies, an encoder task's head (counted_sizes)."""
-        return self.counted.counted(config, self.task_picker.config() or TASK_CONFIGS[self.task]())
+        """`config` as counted: the assumed vocabularies, an encoder task's head (counted_sizes);
+        a model folder's encoder with its own vocabulary and the task's head."""
+        task = self.task_picker.config() or TASK_CONFIGS[self.task]()
+        if self.start_from.config is not None and task.encoder_head:
+            return task.model_for_counts(config, self.counted.labels.value()) or config
+        return self.counted.counted(config, task)
 
     # --- the task -------------------------------------------------------------------------------
 
@@ -181,7 +185,7 @@ class ArchitecturePanel(Panel):
         if config != self.controller.task_config:
             self.controller.set_task_config(config)
         self._on_tokens(self.controller.tokens)
-        self.start_from.follow(str(field_values(config).get("start_from", "")))
+        self.start_from.follow(str(field_values(config).get("start_from", "")), config.name)
 
     def _on_start_from(self, config: ModelConfig | None) -> None:
         if config is not None:
@@ -194,7 +198,7 @@ class ArchitecturePanel(Panel):
         config = config if config is not None else TASK_CONFIGS[DEFAULT_TASK]()
         if self.task_picker.config() != config:
             self.task_picker.set_config(config)
-        self.start_from.follow(str(field_values(config).get("start_from", "")))
+        self.start_from.follow(str(field_values(config).get("start_from", "")), config.name)
 
     def _on_pick(self, index: int) -> None:
         arch = self.picker.itemData(index)
@@ -250,7 +254,9 @@ class ArchitecturePanel(Panel):
     def _on_tokens(self, tokens: TokenizedCorpus | None) -> None:
         task = TASK_CONFIGS[self.task]
         encoder_task = task.encoder_head
-        self.counted.setVisible(encoder_task and task.counts_vocabulary)
+        # (a model folder's vocabulary is its own: its note says how large)
+        self.counted.setVisible(encoder_task and task.counts_vocabulary
+                                and self.start_from.config is None)
         # (an encoder task's boxes say where its sizes come from; a model folder's note, its)
         self.vocab_label.setVisible((not encoder_task or not task.counts_vocabulary)
                                     and self.start_from.config is None)

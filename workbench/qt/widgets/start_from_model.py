@@ -1,6 +1,8 @@
-"""The Architecture panel while a language model starts from a model folder (fine-tuning):
-the folder's own model is what trains, so the panel shows it, with its sizes and vocabulary,
-and its form is locked with a note saying why. Clearing 'Start from' unlocks it.
+"""The Architecture panel while a run starts from a model folder (fine-tuning): a language
+model from a GPT-2 folder, the masked LM, the classifier or the tagger from a BERT folder's
+encoder. The folder's own model (an encoder task's: its encoder) is what trains, so the panel
+shows it, with its sizes and vocabulary, and its form is locked with a note saying why.
+Clearing 'Start from' unlocks it.
 
 The folder's config.json is read by a query (a network folder can be slow), never on the GUI
 thread; a folder that is not a model's is reported and the form stays as it was.
@@ -29,27 +31,29 @@ class StartFromModel(QObject):
         self.controller = controller
         self.locked = locked  # the controls that design a new model
         self.path = ""
+        self.task = ""  # the folder's model depends on the task (an encoder task: its encoder)
         self.config: ModelConfig | None = None
         self.note = QLabel(wordWrap=True)
         self.note.setObjectName("start-from-note")
         self.note.setStyleSheet("color: #8a4b00;")
         self.note.hide()
 
-    def follow(self, path: str) -> None:
-        """The task form's 'Start from' is now `path` ('' = a new model)."""
+    def follow(self, path: str, task: str) -> None:
+        """The form of `task` now says 'Start from' `path` ('' = a new model)."""
         path = path.strip()
-        if path == self.path:
+        if (path, task) == (self.path, self.task):
             return
-        self.path = path
+        self.path, self.task = path, task
         if not path:
             self._show(None)
             return
-        spec = self.controller.backend.models.folder_config_job(path)
-        self.controller.run_query(spec, on_result=lambda config, p=path: self._read(p, config),
-                                  on_error=self._failed, caller="start-from")
+        spec = self.controller.backend.models.folder_config_job(path, task)
+        self.controller.run_query(
+            spec, on_result=lambda config, p=path, t=task: self._read(p, t, config),
+            on_error=self._failed, caller="start-from")
 
-    def _read(self, path: str, config: ModelConfig) -> None:
-        if path == self.path:  # not a folder the user has since replaced
+    def _read(self, path: str, task: str, config: ModelConfig) -> None:
+        if (path, task) == (self.path, self.task):  # not a choice the user has since replaced
             self._show(config)
 
     def _failed(self, outcome: JobStopped) -> None:

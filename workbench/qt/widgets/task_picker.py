@@ -51,10 +51,8 @@ class TaskPicker(QWidget):
         self.note.setStyleSheet("color: #555555;")
         self.browse = QPushButton("Choose file of pairs…")
         self.browse.clicked.connect(self.choose_file)
-        # a language model may start from a Hugging Face model folder (fine-tuning)
+        # a language model may start from a GPT-2 folder, the encoder tasks from a BERT folder
         self.start_from = QPushButton("Fine-tune a model folder…", objectName="start-from")
-        self.start_from.setToolTip("Choose a GPT-2 model folder (config.json, model.safetensors, "
-                                   "tokenizer.json) to fine-tune on the corpus.")
         self.start_from.clicked.connect(self.choose_start_folder)
         row = QHBoxLayout()
         row.addWidget(QLabel("Task:"))
@@ -97,6 +95,10 @@ class TaskPicker(QWidget):
         names = {f.name for f in form_fields(config_type)}
         self.browse.setVisible("path" in names)
         self.start_from.setVisible("start_from" in names)
+        family, on = ("BERT", "the task's data") if config_type.encoder_head else \
+            ("GPT-2", "the corpus")
+        self.start_from.setToolTip(f"Choose a {family} model folder (config.json, "
+                                   f"model.safetensors, tokenizer.json) to fine-tune on {on}.")
         self.browse.setText("Choose CSV file…" if self.name == "forecast"
                             else "Choose file of pairs…")
         if emit:
