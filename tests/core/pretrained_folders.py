@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -116,3 +117,74 @@ def reference_bert(folder: Path):
 
     return BertForMaskedLM.from_pretrained(folder, local_files_only=True,
                                            attn_implementation="eager").eval()
+
+
+def llama_tokenizer_json() -> str:
+    """A SentencePiece-style BPE shaped like TinyLlama's: <unk>, <s>, </s> first, then one piece
+    per byte (<0x00> … <0xFF>, the fallback for a character with no piece of its own), then the
+    learned pieces, which write a space as "▁"; its post-processor starts a text with <s>."""
+    from tokenizers import (
+        AddedToken,
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        processors,
+        trainers,
+    )
+
+    learner = Tokenizer(models.BPE())
+    learner.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
+    learner.train_from_iterator(TEXT, trainer=trainers.BpeTrainer(vocab_size=120,
+                                                                   show_progress=False))
+    learned = json.loads(learner.to_str())["model"]
+    specials = ["<unk>", "<s>", "</s>"]
+    pieces = specials + [f"<0x{b:02X}>" for b in range(256)]
+    pieces += sorted((p for p in learned["vocab"] if p not in pieces), key=learned["vocab"].get)
+    tokenizer = Tokenizer(models.BPE(vocab={p: i for i, p in enumerate(pieces)},
+                                     merges=[tuple(m) if isinstance(m, list) else
+                                             tuple(m.split(" ")) for m in learned["merges"]],
+                                     unk_token="<unk>", byte_fallback=True, fuse_unk=True))
+    tokenizer.normalizer = normalizers.Sequence([normalizers.Prepend("▁"),
+                                                 normalizers.Replace(" ", "▁")])
+    tokenizer.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(),
+                                           decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+    tokenizer.add_special_tokens([AddedToken(t, normalized=False, special=True)
+                                  for t in specials])
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", 1)])
+    return tokenizer.to_str()
+
+
+def make_llama_folder(folder: Path, seed: int = 0, **options) -> Path:
+    """A 2-layer LlamaForCausalLM of width 32 (4 heads sharing 2 key/value heads, SwiGLU of
+    48) saved as `save_pretrained` saves it, with its tokenizer. Every weight is moved off its
+    initial value (the RMSNorms start at 1): a tensor read into the wrong place then changes
+    the numbers."""
+    import torch
+    from tokenizers import Tokenizer
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    text = llama_tokenizer_json()
+    settings = dict(vocab_size=Tokenizer.from_str(text).get_vocab_size(), hidden_size=32,
+                    num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                    intermediate_size=48, max_position_embeddings=64, bos_token_id=1,
+                    eos_token_id=2, rms_norm_eps=1e-5, tie_word_embeddings=False)
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(LlamaConfig(**{**settings, **options}))
+    with torch.no_grad():
+        for parameter in model.parameters():  # each tied tensor once
+            parameter.add_(torch.randn_like(parameter) * 0.1)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder)
+    (folder / "tokenizer.json").write_text(text, encoding="utf-8")
+    return folder
+
+
+def reference_llama(folder: Path):
+    """The folder as `transformers` opens it, with eager attention (weights returned)."""
+    from transformers import LlamaForCausalLM
+
+    return LlamaForCausalLM.from_pretrained(folder, local_files_only=True,
+                                            attn_implementation="eager").eval()

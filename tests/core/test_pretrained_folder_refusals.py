@@ -39,9 +39,10 @@ def refusal(folder) -> str:
 
 
 def test_a_folder_of_another_family_names_the_ones_that_open(folder):
-    edit_config(folder, model_type="llama")
+    edit_config(folder, model_type="mistral")
     message = refusal(folder)
-    assert "'llama'" in message and "GPT-2" in message and "BERT" in message
+    assert "'mistral'" in message and "GPT-2" in message and "BERT" in message
+    assert "Llama" in message
 
 
 @pytest.mark.parametrize("option, words", [

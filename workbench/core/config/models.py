@@ -174,10 +174,12 @@ class TransformerConfig(ModelConfig):
     dropout: float = param(0.1, "Dropout", "Dropout on attention weights, residual branches and "
                            "embeddings.", min=0.0, max=0.9, step=0.05)
     positional: str = param("sinusoidal", "Positions", "Sinusoidal encoding (Vaswani et al. "
-                            "2017, sec. 3.5), learned position embeddings, or none (an "
-                            "ablation: without positions self-attention cannot tell word "
-                            "order, so permuting the input only permutes the outputs).",
-                            choices=("sinusoidal", "learned", "none"))
+                            "2017, sec. 3.5), learned position embeddings, rotary (RoPE, Su et "
+                            "al. 2021: q and k rotated by their position, nothing added to "
+                            "the embeddings; Llama's), or none (an ablation: without "
+                            "positions self-attention cannot tell word order, so permuting "
+                            "the input only permutes the outputs).",
+                            choices=("sinusoidal", "learned", "rope", "none"))
     norm_placement: str = param("post", "LayerNorm", "post-LN as Vaswani et al. and SLP3 write it "
                                 "(x + Sublayer(x), then norm) or pre-LN (norm inside the "
                                 "residual branch).", choices=("post", "pre"))
@@ -187,8 +189,9 @@ class TransformerConfig(ModelConfig):
                               "its first 150+ steps in our runs; untied it learns at once.")
     activation: str = param("relu", "FFN activation", "The feed-forward layer's nonlinearity: "
                             "ReLU max(0, x) as Vaswani et al. and the seeds write it, GELU "
-                            "x·Φ(x) (BERT), or GELU's tanh approximation (GPT-2).",
-                            choices=("relu", "gelu", "gelu_tanh"), advanced=True)
+                            "x·Φ(x) (BERT), GELU's tanh approximation (GPT-2), or SiLU "
+                            "x·σ(x) (Llama, in its gated FFN).",
+                            choices=("relu", "gelu", "gelu_tanh", "silu"), advanced=True)
     head_bias: bool = param(True, "Output bias", "A bias b in logits = x V + b. GPT-2 has none "
                             "(its head is the tied embedding alone): turn it off, with pre-LN "
                             "and learned positions, for a model that exports as a GPT-2 folder.",
@@ -201,6 +204,26 @@ class TransformerConfig(ModelConfig):
                                "the softmax. Turning it off is an ablation: large scores "
                                "saturate the softmax and its gradients vanish (Vaswani et al. "
                                "2017, sec. 3.2.1).", advanced=True)
+    # [NOT IN SEEDS] what Llama-style models use; each default keeps the course transformer
+    norm: str = param("layernorm", "Norm", "LayerNorm γ(x − μ)/σ + β, or RMSNorm γx/RMS(x) "
+                      "(Zhang & Sennrich 2019: no mean subtracted, no β; Llama's).",
+                      choices=("layernorm", "rmsnorm"), advanced=True)
+    rope_theta: float = param(10000.0, "RoPE base θ", "With rotary positions, pair p of each "
+                              "head turns by i·θ^(−2p/d_k) at position i (Su et al. 2021).",
+                              min=1.0, max=1e9, advanced=True)
+    kv_heads: int = param(0, "Key/value heads", "Grouped-query attention (Ainslie et al. "
+                          "2023): this many key/value heads, each shared by a group of query "
+                          "heads; 0 gives every head its own (multi-head attention).",
+                          min=0, max=64, advanced=True)
+    gated_ffn: bool = param(False, "Gated FFN", "FFN(x) = (f(x W_gate) ⊙ x W_1) W_2: with SiLU "
+                            "this is SwiGLU (Shazeer 2020), Llama's feed-forward.",
+                            advanced=True)
+    linear_bias: bool = param(True, "Biases", "A bias b in every attention and feed-forward "
+                              "projection. Llama has none.", advanced=True)
+    # ε of every norm (blocks, final, an encoder's embedding and masked-LM head): 1e-5 is
+    # torch's default and what every model trained here used; folders bring their own (BERT
+    # 1e-12, Llama 1e-5 or 1e-6). Not a form field.
+    norm_eps: float = 1e-5
 
     def longest_sequence(self) -> int | None:
         return self.context_length
@@ -211,6 +234,16 @@ class TransformerConfig(ModelConfig):
             problems.append(
                 f"Heads ({self.num_heads}) must divide the width d_model ({self.d_model})."
             )
+        elif self.positional == "rope" and self.num_heads > 0 \
+                and (self.d_model // self.num_heads) % 2:
+            problems.append(f"Rotary positions turn pairs of dimensions: the head width "
+                            f"d_model / heads ({self.d_model // self.num_heads}) must be even.")
+        if self.kv_heads > 0 and self.num_heads % self.kv_heads:
+            problems.append(f"Key/value heads ({self.kv_heads}) must divide the heads "
+                            f"({self.num_heads}).")
+        if not 0 < self.norm_eps < 1:
+            norm = "RMSNorm" if self.norm == "rmsnorm" else "LayerNorm"
+            problems.append(f"The {norm} ε must lie between 0 and 1 (got {self.norm_eps}).")
         return problems
 
 
@@ -239,12 +272,3 @@ class TransformerEncoderConfig(TransformerConfig):
     embedding_norm: bool = param(False, "Embedding LayerNorm", "Normalise x_0 = E[tokens] + P "
                                  "with a LayerNorm before the first block, as BERT does. Off: "
                                  "the seeds' x_0, as the encoder always had.", advanced=True)
-    # ε of every LayerNorm (blocks, embedding, masked-LM head): 1e-5 is torch's default and what
-    # every model trained here used; BERT folders bring their own (1e-12). Not a form field.
-    norm_eps: float = 1e-5
-
-    def problems(self) -> list[str]:
-        problems = super().problems()
-        if not 0 < self.norm_eps < 1:
-            problems.append(f"The LayerNorm ε must lie between 0 and 1 (got {self.norm_eps}).")
-        return problems

@@ -7,12 +7,16 @@ It keeps the model's numbering: GPT-2's ids are GPT-2's, and its one special tok
 `special_ids`, which generation and the text streams read. Typing "<|endoftext|>" in a prompt
 gives the special token, as the model's library does. BERT's WordPiece vocabulary brings its own
 [MASK] (`mask_id`) and frames every input as [CLS] text [SEP] (`frame`, what `encode_prompt`
-adds); its "##" pieces read as GPT-2's do (" word", "s").
+adds); its "##" pieces read as GPT-2's do (" word", "s"). A Llama vocabulary (SentencePiece's
+BPE, TinyLlama's) writes a space as "▁" and falls back to one piece per byte ("<0xE2>") for a
+character it has no piece for: its pieces read as text the same way (" word"), bytes joined
+into their character, and its post-processor's <s> starts every probe and prompt.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -20,6 +24,8 @@ from workbench.core.corpus.bpe_tokenizer import BYTE_LEVEL_ALPHABET, readable_by
 from workbench.core.corpus.tokenizer_base import Tokenizer, not_text_error
 
 MASK_TOKEN = "[MASK]"  # BERT's, and the word the fill-in-the-blank console reads
+METASPACE = "▁"  # U+2581, SentencePiece's mark of a space
+BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")  # a byte-fallback piece
 
 
 def _parts(description: dict[str, Any]) -> list[dict]:
@@ -33,6 +39,14 @@ def is_byte_level(description: dict[str, Any]) -> bool:
     """Whether a tokenizer.json works on bytes written as the byte-level alphabet (GPT-2's
     "Ġ" for a space): its pre-tokenizer or decoder is ByteLevel."""
     return any(p.get("type") == "ByteLevel" for p in _parts(description))
+
+
+def is_metaspace(description: dict[str, Any]) -> bool:
+    """Whether a tokenizer.json writes spaces as "▁" (SentencePiece style, Llama's): a
+    Metaspace pre-tokenizer or decoder, or a decoder that replaces "▁" by a space."""
+    return any(p.get("type") == "Metaspace"
+               or (p.get("type") == "Replace" and (p.get("pattern") or {}).get("String")
+                   == METASPACE) for p in _parts(description))
 
 
 def continuation_prefix(description: dict[str, Any]) -> str:
@@ -53,7 +67,12 @@ class PretrainedTokenizer(Tokenizer):
         self._json = text
         self._backend = LibraryTokenizer.from_str(text)
         description = json.loads(text)
-        self.byte_level = is_byte_level(description)
+        self.alphabet = is_byte_level(description)
+        self.metaspace = not self.alphabet and is_metaspace(description)
+        self.byte_fallback = bool((description.get("model") or {}).get("byte_fallback"))
+        # its pieces stand for UTF-8 bytes (a character may be split across pieces): the
+        # byte-level alphabet's, or SentencePiece's text and byte pieces (see ByteTextStream)
+        self.byte_level = self.alphabet or self.metaspace
         self.piece_prefix = continuation_prefix(description)
         added = self._backend.get_added_tokens_decoder()
         self.special_ids = frozenset(i for i, token in added.items() if token.special)
@@ -98,8 +117,13 @@ class PretrainedTokenizer(Tokenizer):
         return self._backend.decode([int(i)], skip_special_tokens=False)
 
     def token_bytes(self, i: int) -> bytes:
-        """The UTF-8 bytes of a (non-special) piece of a byte-level vocabulary."""
+        """The UTF-8 bytes of a (non-special) piece of a byte-level vocabulary, or of a
+        SentencePiece one ("▁" a space, "<0xE2>" the byte it names)."""
         piece = self._backend.id_to_token(int(i)) or ""
+        if self.metaspace:
+            byte = BYTE_PIECE.fullmatch(piece) if self.byte_fallback else None
+            return bytes([int(byte.group(1), 16)]) if byte else \
+                piece.replace(METASPACE, " ").encode("utf-8")
         return bytes(BYTE_LEVEL_ALPHABET[c] for c in piece if c in BYTE_LEVEL_ALPHABET)
 
     def readable_token(self, i: int) -> str:

@@ -4,6 +4,8 @@ writing n tokens costs n small steps instead of re-reading the whole window n ti
 
 The same weights as `forward`, in eval mode; a causal query at position P + i sees keys
 0 … P + i. `KVCache.select(rows)` follows beam search (each beam extends one parent).
+With rotary positions the cached keys are the rotated ones (each turned once, by its own
+position); with grouped-query attention the cache holds the kv_heads key/value heads only.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ from dataclasses import dataclass
 import torch
 from torch.nn import functional as F
 
+from workbench.core.models import rotary
+from workbench.core.models.transformer_parts import split_heads
+
 
 @dataclass
 class KVCache:
-    """Per layer, the keys and values (B, heads, T, d_k) of the T tokens read so far."""
+    """Per layer, the keys and values (B, kv_heads, T, d_k) of the T tokens read so far."""
 
     keys: list[torch.Tensor]
     values: list[torch.Tensor]
@@ -30,11 +35,12 @@ class KVCache:
                        [v.index_select(0, rows) for v in self.values])
 
 
-def _attend(block, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None):
+def _attend(block, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None,
+            turn: rotary.Tables | None):
     batch, steps, width = x.shape
-    q, k, v = block.qkv(x).split(width, dim=2)
-    shape = (batch, steps, block.heads, width // block.heads)
-    q, k, v = (t.view(shape).transpose(1, 2) for t in (q, k, v))
+    q, k, v = split_heads(block, block.qkv(x))
+    if turn is not None:
+        q, k = rotary.rotate(q, turn), rotary.rotate(k, turn)
     if past is not None:
         k, v = torch.cat([past[0], k], dim=2), torch.cat([past[1], v], dim=2)
     mask = None
@@ -42,7 +48,8 @@ def _attend(block, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | No
         start = k.shape[2] - steps
         mask = torch.ones(steps, k.shape[2], dtype=torch.bool, device=x.device).tril(start)
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
-                                         scale=None if block.scale_scores else 1.0)
+                                         scale=None if block.scale_scores else 1.0,
+                                         enable_gqa=block.kv_heads != block.heads)
     return block.proj(out.transpose(1, 2).reshape(batch, steps, width)), (k, v)
 
 
@@ -58,15 +65,16 @@ def forward_cached(model, tokens: torch.Tensor, cache: KVCache | None
     positions = model.positional(end)
     if positions is not None:
         x = x + positions[start:end]
+    turn = model.rotary_tables(end, start)
     keys, values = [], []
     for index, block in enumerate(model.blocks):
         past = None if cache is None else (cache.keys[index], cache.values[index])
         if block.pre_norm:
-            attended, (k, v) = _attend(block, block.norm1(x), past)
+            attended, (k, v) = _attend(block, block.norm1(x), past, turn)
             x = x + attended
             x = x + block.feed_forward(block.norm2(x))
         else:
-            attended, (k, v) = _attend(block, x, past)
+            attended, (k, v) = _attend(block, x, past, turn)
             x = block.norm1(x + attended)
             x = block.norm2(x + block.feed_forward(x))
         keys.append(k)

@@ -18,6 +18,7 @@ from workbench.core.models import transformer_steps
 from workbench.core.models.base import Clamp, as_probe, eval_mode, to_numpy, token_labels
 from workbench.core.models.encoder import EncoderOutput, EncoderTrace, full_mask, register_encoder
 from workbench.core.models.transformer import Block, TokenPositions, attention_convention
+from workbench.core.models.transformer_parts import make_norm
 from workbench.core.trace import LayerTrace
 
 CLS_TEXT = "[CLS]"
@@ -39,7 +40,7 @@ class TransformerEncoder(TokenPositions, nn.Module):
         causal = bool(getattr(config, "causal_mask", False))
         self.blocks = nn.ModuleList(Block(config, causal=causal) for _ in range(config.num_layers))
         eps = getattr(config, "norm_eps", 1e-5)
-        self.final_norm = nn.LayerNorm(d, eps=eps) if config.norm_placement == "pre" \
+        self.final_norm = make_norm(config, d) if config.norm_placement == "pre" \
             else nn.Identity()
         # BERT normalises x_0 before the first block; the seeds' encoder does not (default off,
         # so the models and checkpoints made before the option build as they did)
@@ -77,8 +78,9 @@ class TransformerEncoder(TokenPositions, nn.Module):
         key_mask = None if mask is None or bool(mask.all()) else mask
         x, key_mask = self.embed_with_cls(tokens, key_mask)
         x = self.drop(x)
+        turn = self.rotary_tables(x.shape[1])  # rotary positions: [CLS] at position 0
         for block in self.blocks:
-            x = block(x, key_mask)
+            x = block(x, key_mask, turn)
         return self._output(x, full_mask(tokens) if mask is None else mask)
 
     def step_run(self, tokens: torch.Tensor, mask: torch.Tensor | None = None,

@@ -8,6 +8,9 @@ stream, next token, the console) then reads GPT-2's own numbers through the same
 trace. A BERT folder becomes the app's masked-LM model (a post-LN transformer encoder with
 BERT's embedding LayerNorm, and the masked-token head tied to the embedding): the attention
 views, the residual stream and the fill-in-the-blank console read BERT's numbers the same way.
+A Llama folder (TinyLlama, SmolLM) becomes the transformer decoder with the options Llama sets
+(RMSNorm, rotary positions, SwiGLU, grouped-query attention, no biases), each written out in
+the trace as in the fused path, so the same views read its numbers.
 Nothing is downloaded and `transformers` is not needed to open a folder; the tests
 compare the numbers with `transformers`' own.
 """

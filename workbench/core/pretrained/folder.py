@@ -20,13 +20,13 @@ from workbench.core.config.models import config_to_dict, settings_problems
 from workbench.core.corpus.pretrained_tokenizer import PretrainedTokenizer
 from workbench.core.files.bounded import check_regular, read_json, read_text
 from workbench.core.jobs import UserFacingError
-from workbench.core.pretrained import bert, gpt2
+from workbench.core.pretrained import bert, gpt2, llama
 from workbench.core.pretrained.safetensors_reader import DamagedFileError, read_header, read_tensors
 from workbench.core.snapshot import Snapshot
 
 # model_type -> the module mapping it: model_config, wanted, app_shapes, app_weights and
-# snapshot_parts (GPT-2 opens as a language model, BERT as a masked LM)
-FAMILIES = {"gpt2": gpt2, "bert": bert}
+# snapshot_parts (GPT-2 and Llama open as language models, BERT as a masked LM)
+FAMILIES = {"gpt2": gpt2, "bert": bert, "llama": llama}
 
 
 FOLDER_FILES = ("config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json")
@@ -108,10 +108,11 @@ def _config(path: Path) -> dict[str, Any]:
     if kind not in FAMILIES:
         raise UserFacingError(
             f"{path.name} holds a model of type {kind!r}; the workbench opens the GPT-2 family "
-            "(model_type \"gpt2\": GPT-2, DistilGPT-2 and models saved in its shape) as a "
-            "language model and the BERT family (model_type \"bert\": BERT and models saved "
-            "in its shape) as a masked language model. A folder of another family cannot be "
-            "opened yet.")
+            "(model_type \"gpt2\": GPT-2, DistilGPT-2 and models saved in its shape) and the "
+            "Llama family (model_type \"llama\": TinyLlama, SmolLM and models saved in its "
+            "shape) as language models, and the BERT family (model_type \"bert\": BERT and "
+            "models saved in its shape) as a masked language model. A folder of another "
+            "family cannot be opened yet.")
     return config
 
 

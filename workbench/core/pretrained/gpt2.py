@@ -153,11 +153,21 @@ def export_problems(config: Any) -> list[str]:
     checks = [
         (config.norm_placement == "pre", "LayerNorm must be pre-LN (GPT-2 normalises inside "
                                           "each residual branch)"),
-        (config.positional == "learned", f"Positions must be learned, not {config.positional}"),
+        (config.positional == "learned", "Positions must be learned, not "
+         + ("rotary (RoPE)" if config.positional == "rope" else config.positional)),
         (not config.head_bias, "Output bias must be off (GPT-2's head has none)"),
         (config.causal_mask, "the Causal mask must be on"),
         (config.activation in EXPORT_ACTIVATIONS, f"the activation {config.activation} has "
                                                   "no GPT-2 name"),
+        # the options a Llama-shaped model sets, which a GPT-2 folder has no place for
+        (config.norm == "layernorm", "Norm must be LayerNorm, not RMSNorm (GPT-2's norms have "
+                                     "a mean and a β)"),
+        (abs(config.norm_eps - 1e-5) < 1e-12, f"the norm's ε must be 1e-5, not "
+                                              f"{config.norm_eps:g}"),
+        (not config.gated_ffn, "the Gated FFN must be off (GPT-2's feed-forward has no gate)"),
+        (config.kv_heads in (0, config.num_heads), "Key/value heads must be 0: GPT-2 gives "
+                                                   "every head its own keys and values"),
+        (config.linear_bias, "Biases must be on (GPT-2's projections have them)"),
     ]
     return [problem for ok, problem in checks if not ok]
 

@@ -5,6 +5,9 @@ From row i and row j of the block's attention input X (the trace's "attn_in") an
 weights (W^Q, W^K, W^V side by side in `qkv`, W^O in `proj`, each with its bias):
 
   q_i = x_i W^Q_h + b^Q_h,  k_j = x_j W^K_h + b^K_h          (one head's slice)
+  with rotary positions (RoPE, Su et al. 2021): q_i and k_j turned by their positions,
+      q̃_i = R_i q_i, k̃_j = R_j k_j, and s_ij = q̃_i · k̃_j      (`models.rotary`)
+  with grouped-query attention: head h reads key/value head h // (heads / kv_heads)
   s_ij = q_i · k_j,  e_ij = s_ij / √d_k + M_ij                 (M_ij = −∞ for j > i)
   α_ij = exp(e_ij) / Σ_j' exp(e_ij')                           (softmax over row i)
   head_h,i = Σ_j α_ij v_j
@@ -34,14 +37,36 @@ def block_prefix(weights: Mapping[str, np.ndarray], prefix: str) -> str:
     return prefix
 
 
-def _projections(x: np.ndarray, weights: Mapping[str, np.ndarray], prefix: str):
-    """Q, K, V (T, D) of the whole probe: X W + b with torch's Linear layout (W is out × in)."""
-    prefix = block_prefix(weights, prefix)
-    w, b = np.asarray(weights[prefix + "qkv.weight"], np.float64), np.asarray(
-        weights[prefix + "qkv.bias"], np.float64)
-    qkv = x @ w.T + b  # (T, 3D)
+def _linear(x: np.ndarray, weights: Mapping[str, np.ndarray], name: str) -> np.ndarray:
+    """x W + b with torch's Linear layout (W is out × in); no b where the model has none."""
+    out = x @ np.asarray(weights[name + ".weight"], np.float64).T
+    bias = weights.get(name + ".bias")
+    return out if bias is None else out + np.asarray(bias, np.float64)
+
+
+def _projections(x: np.ndarray, weights: Mapping[str, np.ndarray], prefix: str, heads: int):
+    """Q (T, D) and K, V (T, D) of the whole probe, K and V repeated to one per query head
+    where key/value heads are shared (grouped-query attention), and the query heads per
+    key/value head."""
+    qkv = _linear(x, weights, block_prefix(weights, prefix) + "qkv")  # (T, D + 2·kv·d_k)
     width = x.shape[1]
-    return qkv[:, :width], qkv[:, width:2 * width], qkv[:, 2 * width:]
+    d_k = width // heads
+    kv_width = (qkv.shape[1] - width) // 2
+    k, v = qkv[:, width:width + kv_width], qkv[:, width + kv_width:]
+    groups = heads // (kv_width // d_k)
+    if groups > 1:  # kv head h // groups serves query head h
+        k, v = (np.repeat(t.reshape(len(x), -1, d_k), groups, axis=1).reshape(len(x), width)
+                for t in (k, v))
+    return qkv[:, :width], k, v, groups
+
+
+def _rotated(t: np.ndarray, cos: np.ndarray, sin: np.ndarray, heads: int) -> np.ndarray:
+    """RoPE on every head of t (T, D): pair (p, p + d_k/2) of position i turned by i·θ_p."""
+    steps, width = t.shape
+    per_head = t.reshape(steps, heads, -1)
+    half = per_head.shape[-1] // 2
+    turned = np.concatenate([-per_head[..., half:], per_head[..., :half]], axis=-1)
+    return (per_head * cos[:, None] + turned * sin[:, None]).reshape(steps, width)
 
 
 def attention_computation(values: Mapping[str, np.ndarray], weights: Mapping[str, np.ndarray],
@@ -58,8 +83,13 @@ def attention_computation(values: Mapping[str, np.ndarray], weights: Mapping[str
     if not (0 <= i < steps and 0 <= j < steps and 0 <= head < heads):
         raise ValueError(f"cell ({i}, {j}) of head {head} is outside the {steps}×{steps} map "
                          f"of {heads} heads")
-    q_all, k_all, v_all = _projections(x, weights, prefix)
+    q_all, k_all, v_all, groups = _projections(x, weights, prefix, heads)
     part = slice(head * d_k, (head + 1) * d_k)
+    q_plain, k_plain = q_all[:, part], k_all[:, part]  # before any rotation
+    rope = "rope_cos" in values
+    if rope:  # rotary positions: the scores read the rotated q and k
+        cos, sin = (np.asarray(values[name], np.float64) for name in ("rope_cos", "rope_sin"))
+        q_all, k_all = _rotated(q_all, cos, sin, heads), _rotated(k_all, cos, sin, heads)
     q, k, v = q_all[:, part], k_all[:, part], v_all[:, part]
 
     def row_weights(h: int) -> np.ndarray:
@@ -81,18 +111,30 @@ def attention_computation(values: Mapping[str, np.ndarray], weights: Mapping[str
     concat = np.concatenate([row_weights(h) @ v_all[:, h * d_k:(h + 1) * d_k]
                              for h in range(heads)])
     prefix = block_prefix(weights, prefix)
-    w_o = np.asarray(weights[prefix + "proj.weight"], np.float64)
-    b_o = np.asarray(weights[prefix + "proj.bias"], np.float64)
-    output = concat @ w_o.T + b_o
+    output = _linear(concat, weights, prefix + "proj")
     ti, tj = _label(tokens, i), _label(tokens, j)
     top = np.argsort(-alpha_row)[:3]
+    b_q = " + b^Q" if prefix + "qkv.bias" in weights else ""
+    b_k = " + b^K" if b_q else ""
+    shared = f", key/value head {head // groups} of {heads // groups}" if groups > 1 else ""
     lines = [
         Line("query row", f"x_{i} (token {ti}), row {i} of the attention input X",
              vec(x[i]), x[i]),
-        Line("query", f"q_{i} = x_{i} W^Q + b^Q (head {head}'s {d_k} columns)", vec(q[i]), q[i]),
-        Line("key", f"k_{j} = x_{j} W^K + b^K (token {tj})", vec(k[j]), k[j]),
-        Line("score", f"s = q_{i} · k_{j}", f"{products(q[i], k[j])} = {num(score)}", score),
+        Line("query", f"q_{i} = x_{i} W^Q{b_q} (head {head}'s {d_k} columns)",
+             vec(q_plain[i]), q_plain[i]),
+        Line("key", f"k_{j} = x_{j} W^K{b_k} (token {tj}){shared}", vec(k_plain[j]), k_plain[j]),
     ]
+    if rope:
+        lines += [
+            Line("rotated query", f"q̃_{i} = R_{i} q_{i}: pair (p, p + {d_k // 2}) turned by "
+                 f"{i}·θ_p (RoPE)", vec(q[i]), q[i]),
+            Line("rotated key", f"k̃_{j} = R_{j} k_{j}: turned by {j}·θ_p", vec(k[j]), k[j]),
+            Line("score", f"s = q̃_{i} · k̃_{j} (depends on i − j = {i - j})",
+                 f"{products(q[i], k[j])} = {num(score)}", score),
+        ]
+    else:
+        lines.append(Line("score", f"s = q_{i} · k_{j}", f"{products(q[i], k[j])} = {num(score)}",
+                          score))
     if scaled:
         lines.append(Line("scaled", "s / √d_k", f"{num(score)} / √{d_k} = {num(scaled_score)}",
                           scaled_score))
@@ -118,7 +160,8 @@ def attention_computation(values: Mapping[str, np.ndarray], weights: Mapping[str
              + f" = {vec(head_out)}", head_out),
         Line("concatenation", f"head_0,{i} ⊕ … ⊕ head_{heads - 1},{i}",
              f"{heads} heads × {d_k} = {width} values: {vec(concat)}", concat),
-        Line("output", f"MultiHead_{i} = (head_0,{i} ⊕ … ⊕ head_{heads - 1},{i}) W^O + b^O",
+        Line("output", f"MultiHead_{i} = (head_0,{i} ⊕ … ⊕ head_{heads - 1},{i}) W^O"
+             + (" + b^O" if prefix + "proj.bias" in weights else ""),
              vec(output), output),
     ]
     return WorkedComputation(

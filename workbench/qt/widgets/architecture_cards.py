@@ -55,6 +55,9 @@ def embedding_line(config: TransformerConfig | None) -> str:
                 f"{root}, as Vaswani et al. 2017 sec. 3.4 do, plus the sinusoidal positions)<br>")
     if positional == "learned":
         return "X<sub>0</sub> = E[x] + P &nbsp;(token embedding plus a learned position row)<br>"
+    if positional == "rope":
+        return ("X<sub>0</sub> = E[x] &nbsp;(nothing added: rotary positions turn each head's "
+                "q<sub>i</sub> and k<sub>j</sub> by their positions before q·k, RoPE)<br>")
     return ("X<sub>0</sub> = E[x] &nbsp;<i>(ablation: no positional information, so a permuted "
             "input gives the same outputs, permuted)</i><br>")
 
@@ -76,8 +79,33 @@ def transformer_frame(config: TransformerConfig | None) -> str:
         notes += " " + GELU_FORMS[config.activation]
     if config is not None and not config.head_bias:
         block = block.replace(" + b<sub>out</sub>", "")  # GPT-2's head has no bias
+    if config is not None:
+        block += "".join(f"{line}<br>" for line in llama_options(config))
     return (f"<b>Transformer decoder block</b>, {title}<br>{embedding_line(config)}{block}"
             f"<small>{notes}</small>{source(cite)}")
+
+
+def llama_options(config: TransformerConfig) -> list[str]:
+    """What this block computes instead of the seeds' form, one line each: the options a
+    Llama folder sets (off for every course model, which gets no line)."""
+    lines = []
+    if config.norm == "rmsnorm":
+        lines.append("LayerNorm is RMSNorm here: γ x / √(mean(x²) + ε), no μ and no β "
+                     "(Zhang &amp; Sennrich 2019)")
+    if config.positional == "rope":
+        lines.append(f"RoPE: q̃<sub>i</sub> = R<sub>i</sub> q<sub>i</sub>, k̃<sub>j</sub> = "
+                     f"R<sub>j</sub> k<sub>j</sub>, pair p turned by i·θ<sub>p</sub>, θ<sub>p"
+                     f"</sub> = {config.rope_theta:g}<sup>−2p/d_k</sup> (Su et al. 2021)")
+    if config.gated_ffn:
+        lines.append("FFN(z) = (f(z W<sub>gate</sub>) ⊙ z W<sub>1</sub>) W<sub>2</sub>"
+                     + (", SwiGLU (Shazeer 2020)" if config.activation == "silu" else ""))
+    if 0 < config.kv_heads < config.num_heads:
+        lines.append(f"{config.kv_heads} key/value heads, each shared by "
+                     f"{config.num_heads // config.kv_heads} query heads (grouped-query "
+                     "attention, Ainslie et al. 2023)")
+    if not config.linear_bias:
+        lines.append("no biases b in the attention and feed-forward projections")
+    return lines
 
 
 GELU_FORMS = {
@@ -150,6 +178,11 @@ def _model_card(summary: ModelSummary, config: ModelConfig | None = None) -> str
         positional = blocks.positional if blocks else "sinusoidal"
         if positional == "sinusoidal":
             parts.append(card_html("positional"))
+        elif positional == "rope":
+            parts.append("<div><b>Rotary positions</b>: nothing is added to the embeddings; "
+                         "each head's q and k are rotated by their position, so q̃<sub>i</sub>"
+                         " · k̃<sub>j</sub> depends on i − j." + source("Su et al. 2021 "
+                                                                     "(RoFormer).") + "</div>")
         elif positional == "learned":
             parts.append("<div><b>Learned positions</b>: P is a trained table of one row per "
                          "position up to the context length."

@@ -26,7 +26,7 @@ class Part:
     residual_from: int = -1  # an ⊕'s: the index of the part its skip arrow leaves from
 
 
-ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU (tanh)"}
+ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU (tanh)", "silu": "SiLU"}
 
 
 def block_parts(d_model: int, heads: int, d_ff: int, pre_norm: bool, causal: bool,

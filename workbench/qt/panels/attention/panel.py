@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QComboBox, QTabWidget
 from workbench.core.trace import Trace
 from workbench.core.worked.attention import attention_computation
 from workbench.qt.inspector import InspectorPanel
+from workbench.qt.panels.attention.positions import position_tables, rotary_note
 from workbench.qt.panels.attention.residual_view import ResidualView
 from workbench.qt.panels.attention.views import AttentionView, attention_views, finite, masked
 from workbench.qt.widgets.boxes import column, readable, series_colour
@@ -143,21 +144,19 @@ class AttentionPanel(InspectorPanel):
         encoder = traced is not None and traced.task_name in ENCODER_TASKS
         self.card.setText(wrap(attention_card(causal="no causal mask" not in convention,
                                               scaled="without the 1/√d_k" not in convention,
-                                              encoder=encoder)))
+                                              encoder=encoder) + rotary_note(convention)))
         self._draw()
         self._draw_grid()
         self._draw_history()
-        positional = extras.get("positional")
-        if positional is not None:
-            self.positional.set_data(np.asarray(positional), [str(i) for i in range(
-                len(positional))], [str(d) for d in range(np.shape(positional)[1])],
-                title="positional encoding added to the embeddings")
+        tables = position_tables(extras)
+        if tables is not None:
+            names = [str(i) for i in range(len(tables.table))]
+            self.positional.set_data(tables.table, names, tables.column_names,
+                                     title=tables.title)
             self.positional.colorbar.setColorMap(pg.colormap.get("cividis"))
-            table = np.asarray(positional, dtype=np.float64)
-            unit = table / np.maximum(np.linalg.norm(table, axis=1, keepdims=True), 1e-12)
-            names = [str(i) for i in range(len(table))]
-            self.position_similarity.set_data(unit @ unit.T, names, names, levels=(-1.0, 1.0),
-                                              title="cosine similarity between positions")
+            self.position_similarity.set_data(tables.similarity, names, names,
+                                              levels=(-1.0, 1.0),
+                                              title=tables.similarity_title)
 
     def select(self, layer: int, head: int) -> None:
         self.layer_box.setCurrentIndex(layer)
