@@ -271,4 +271,4 @@ class TransformerEncoderConfig(TransformerConfig):
                             "context length must hold it too.")
     embedding_norm: bool = param(False, "Embedding LayerNorm", "Normalise x_0 = E[tokens] + P "
                                  "with a LayerNorm before the first block, as BERT does. Off: "
-                                 "the seeds' x_0, as the encoder always had.", advanced=True)
+                                 "x_0 as the course's transformer writes it.", advanced=True)
