@@ -89,9 +89,28 @@ class TrainingConfig:
                               "perplexity, accuracy, learning rate, gradient norm) as TensorBoard "
                               "event files in the run folder's tensorboard/ (needs the optional "
                               "extra: pip install \"sequence-workbench[tensorboard]\").")
+    # LoRA (Hu et al. 2021) for a run that starts from a model folder: W x + (α/r) B A x on the
+    # attention projections, only A and B trained (core/training/lora.py)
+    lora_rank: int = param(0, "LoRA rank", "Fine-tuning a model folder: r of the low-rank "
+                           "update (α/r) B A added to the attention projections; only A and "
+                           "B train (needs the 'hf' extra's peft). 0: every weight trains.",
+                           min=0, max=1024, advanced=True)
+    lora_alpha: float = param(16.0, "LoRA alpha", "α: the update is scaled by α/r.",
+                              min=0.0, max=1e4, step=1.0, advanced=True)
+    lora_dropout: float = param(0.0, "LoRA dropout", "Dropout on the input of the LoRA "
+                                "update (B A), not on the frozen W.", min=0.0, max=0.9,
+                                step=0.05, advanced=True)
+    lora_targets: str = param("qkv proj", "LoRA layers", "Names of the Linear layers LoRA "
+                              "adapts: qkv (W_Q, W_K, W_V) and proj (W_O) of every block.",
+                              advanced=True)
 
     def problems(self) -> list[str]:
         problems = range_problems(self)
+        if self.lora_rank and importlib.util.find_spec("peft") is None:
+            problems.append("LoRA is on, but peft is not installed: pip install "
+                            "'sequence-workbench[hf]' (or peft), or set 'LoRA rank' to 0.")
+        if self.lora_rank and not self.lora_targets.replace(",", " ").split():
+            problems.append("LoRA needs the names of the layers it adapts (qkv proj).")
         if self.schedule == "cosine" and self.warmup_steps >= self.max_steps:
             problems.append(f"Warm-up steps ({self.warmup_steps}) must be fewer than the "
                             f"steps ({self.max_steps}).")

@@ -16,7 +16,7 @@ loaded model. `load_resumable` falls back to `best`, then to older checkpoints, 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,9 @@ class Checkpoint:
     state: list[torch.Tensor]  # flattened hidden state (empty for stateless models)
     rng: torch.Tensor | None
     rank_rngs: list[torch.Tensor] = field(default_factory=list)  # ranks 1.. of a torchrun run
+    # a LoRA run's base layers and factors (lora.py): `model` holds the merged weights every
+    # reader opens, these let a resumed run go on from the same W, A and B
+    lora: dict[str, torch.Tensor] = field(default_factory=dict)
 
     @property
     def step(self) -> int:
@@ -88,8 +91,13 @@ def save_checkpoint(folder: Path, kind: str, model, optimizer, meta: dict[str, A
     order) and `rngs`, every rank's torch RNG state, so each rank resumes exactly."""
     # clone: tied weights (embedding = output projection) share storage, which safetensors
     # refuses; saved twice, they load back into the one shared parameter
+    from workbench.core.training import lora
+
+    # a LoRA model: its merged weights under the plain names, its own parts beside them
     tensors = {f"model.{k}": v.detach().cpu().clone().contiguous()
-               for k, v in model.state_dict().items()}
+               for k, v in lora.merged_state(model).items()}
+    tensors.update({f"lora.{k}": v.detach().cpu().clone().contiguous()
+                    for k, v in lora.lora_parts(model).items()})
     optim_tensors, optim_plain = _flatten_optimizer(optimizer.state_dict())
     tensors.update(optim_tensors)
     for i, part in enumerate(flatten_state(state)):
@@ -168,7 +176,9 @@ def load_checkpoint(path: str | Path, check=None) -> Checkpoint:
     except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise UserFacingError(f"Checkpoint {json_path} does not match its weights (missing "
                               f"or malformed {exc}). Use another checkpoint.") from None
-    return Checkpoint(meta, model, optimizer, parts, tensors.get("rng.torch"), ranks)
+    lora_parts = {k[len("lora."):]: v for k, v in tensors.items() if k.startswith("lora.")}
+    return Checkpoint(meta, model, optimizer, parts, tensors.get("rng.torch"), ranks,
+                      lora_parts)
 
 
 def rank_part(checkpoint: Checkpoint, rank: int, world_size: int
@@ -230,8 +240,17 @@ def load_resumable(folder: str | Path) -> tuple[Checkpoint, str]:
 
 
 def load_weights_into(model, checkpoint: Checkpoint, source: str = "checkpoint") -> None:
-    """Copy weights into `model`, naming the first missing, extra or mis-shaped tensor."""
+    """Copy weights into `model`, naming the first missing, extra or mis-shaped tensor (a
+    LoRA model takes its own base layers and factors; any other, the merged weights)."""
+    from workbench.core.training import lora
+
     expected = model.state_dict()
+    if lora.is_lora(model):
+        if not checkpoint.lora:
+            raise UserFacingError(f"The {source} was saved without LoRA ('LoRA rank' 0); "
+                                  "resume it with 'LoRA rank' 0.")
+        checkpoint = replace(checkpoint, model=lora.unmerged_state(
+            checkpoint.model, checkpoint.lora))
     missing = sorted(set(expected) - set(checkpoint.model))
     extra = sorted(set(checkpoint.model) - set(expected))
     if missing or extra:

@@ -22,6 +22,7 @@ from workbench.core.jobs import UserFacingError
 # bytes per parameter while training: float32 weights, gradients and AdamW's two moments
 TRAINING_BYTES = 16
 INFERENCE_BYTES = 8  # weights plus a working copy (snapshots keep a numpy copy)
+FROZEN_BYTES = 4  # a weight that does not train (LoRA's base model): no gradient, no moments
 FREE_SHARE = 0.8  # of the memory available now, what a model may take
 
 
@@ -51,23 +52,29 @@ def built_on_meta(build: Callable[[Any], Any]) -> tuple[dict[str, tuple[int, ...
 
 
 def check_training_memory(shapes: dict[str, tuple[int, ...]], config: Any, batch: int,
-                          seq: int, what: str) -> None:
+                          seq: int, what: str, trained: int | None = None) -> None:
     """`UserFacingError` when parameters, optimizer state and one step's activations
     (activation_budget.py) would take more than FREE_SHARE of free memory, with the largest
-    batch (or sequence) that fits."""
+    batch (or sequence) that fits. `trained`: how many of the values train (LoRA's factors;
+    None: all), the others counted as frozen weights alone."""
     from workbench.core.training import activation_budget as act
 
     values = sum(_count(shape) for shape in shapes.values())
-    fixed = values * TRAINING_BYTES
+    fixed = values * TRAINING_BYTES if trained is None else \
+        values * FROZEN_BYTES + trained * TRAINING_BYTES
     dims = act.dims_of(config)
     moving = act.activation_bytes(dims, batch, seq) if dims else 0
     free = available_memory_bytes()
     room = int(FREE_SHARE * free)
     if fixed + moving <= room:
         return
-    if fixed > room or dims is None:
+    if (fixed > room or dims is None) and trained is None:
         check_memory(shapes, TRAINING_BYTES, what)  # the model alone does not fit
         return
+    if fixed > room or dims is None:
+        raise UserFacingError(f"{what} needs about {_size(fixed)} for its frozen weights and "
+                              f"LoRA's factors, but only {_size(free)} of memory is free. "
+                              "Choose a smaller model or close other programs.")
     fits = act.largest_batch(dims, seq, room - fixed)
     if fits:
         advice = f"batch {fits} fits at this length"

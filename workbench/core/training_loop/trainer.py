@@ -45,6 +45,7 @@ from workbench.core.events import (
 )
 from workbench.core.jobs import JobCancelledError, JobControl, JobSpec, UserFacingError
 from workbench.core.tasks import build_task
+from workbench.core.training import lora
 from workbench.core.training.evaluation import ModelHooks
 from workbench.core.training.guard import DivergenceGuard
 from workbench.core.training.schedules import lr_at
@@ -83,7 +84,7 @@ class Trainer(RunState):
         self._check_budget(request)
         torch.manual_seed(config.seed)
         self.model = self.task.build_model(request.model_config, self.hooks.build)
-        self.model = self.model.to(self.device)
+        self.model = lora.wrap_for_run(self.model, config, request.task_config).to(self.device)
         self.model_config = self.model.config  # with the vocabulary sizes the task set
         torch.manual_seed(config.seed + ctx.rank)  # the same weights, a dropout stream per rank
         # the task plans global batches; each of N ranks trains on its B rows of them, as one

@@ -27,7 +27,14 @@ from workbench.core.events import (
     TestLogged,
 )
 from workbench.core.jobs import UserFacingError
-from workbench.core.training import checkpoints, model_budget, resume_checks, run_folder, runs
+from workbench.core.training import (
+    checkpoints,
+    lora,
+    model_budget,
+    resume_checks,
+    run_folder,
+    runs,
+)
 from workbench.core.training.checkpoint_meta import check_run_fields
 from workbench.core.training.schedules import lr_at
 from workbench.core.training.setup import load_optimizer_state, rng_state, set_rng_state
@@ -79,10 +86,15 @@ class RunState:
             return
         from workbench.core.training.activation_budget import sequence_length
 
+        trained = None
+        if self.config.lora_rank:  # only LoRA's factors have gradients and moments
+            from workbench.core.training.lora import trained_values
+
+            trained = trained_values(shapes, self.config)
         model_budget.check_training_memory(  # activations too: batch × sequence × width
             shapes, built, self.config.batch_size, sequence_length(request.task_config,
                                                                    self.config),
-            "Training this model")
+            "Training this model", trained)
 
     def _open_folder(self, request: TrainRequest) -> None:
         """The run's folder: a new one claimed, or the resumed one reopened and its checkpoint
@@ -189,6 +201,10 @@ class RunState:
                                        self.request.run_name)
         snapshot = dataclasses.replace(snapshot, task=task_config_to_dict(self.task.config),
                                        run_dir=str(self.run_dir))
+        if lora.is_lora(self.model):  # W + (α/r) B A under the plain names: every view reads it
+            snapshot = dataclasses.replace(snapshot, weights={
+                k: v.detach().to("cpu", dtype=torch.float32, copy=True).numpy()
+                for k, v in lora.merged_state(self.model).items()})
         yield from self._emit(SnapshotReady(snapshot))
         problem = self.guard.validation_problem(result.loss)
         if problem:
