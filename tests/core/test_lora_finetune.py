@@ -153,3 +153,19 @@ def test_lora_is_refused_for_a_new_model_and_an_lstm(tmp_path):
         lora.wrap_for_run(model, training, LanguageModelTaskConfig())
     with pytest.raises(UserFacingError, match="this model has none"):
         lora.wrap(model, training)
+
+
+def test_an_encoder_tasks_fresh_head_trains_whole_beside_the_factors():
+    from workbench.core.config.models import TransformerEncoderConfig, config_to_dict
+    from workbench.core.config.task_models import ClassifierModelConfig
+    from workbench.core.config.training import TrainingConfig
+    from workbench.core.models import build_model
+    from workbench.core.training import lora
+
+    encoder = TransformerEncoderConfig(vocab_size=30, d_model=16, num_heads=2, num_layers=1,
+                                       d_ff=24, context_length=16)
+    model = lora.wrap(build_model(ClassifierModelConfig(encoder=config_to_dict(encoder))),
+                      TrainingConfig(lora_rank=2))
+    trained = {n for n, p in model.named_parameters() if p.requires_grad}
+    assert {"head.weight", "head.bias"} <= trained
+    assert all(".lora_" in n for n in trained if n.startswith("encoder."))

@@ -45,8 +45,11 @@ def wrap(model: torch.nn.Module, training: Any) -> torch.nn.Module:
                         lora_dropout=float(training.lora_dropout),
                         target_modules=[t for t in targets if t in present], bias="none")
     model = inject_adapter_in_model(config, model)
+    # a classifier's or tagger's head is new (only its encoder is pretrained): it trains whole
+    fresh = "encoder." if isinstance(getattr(model, "encoder", None), torch.nn.Module) else None
     for name, parameter in model.named_parameters():
-        parameter.requires_grad_(_is_factor(name))
+        parameter.requires_grad_(_is_factor(name)
+                                 or (fresh is not None and not name.startswith(fresh)))
     return model
 
 
