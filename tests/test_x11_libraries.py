@@ -113,3 +113,26 @@ def test_no_fonts_or_no_fontconfig_setup_is_named_with_its_packages(tmp_path):
 def test_missing_libraries_and_fonts_make_one_apt_line(broken_plugin):
     both = x11.with_font_packages(x11.missing_libraries(broken_plugin), broken_plugin)
     assert "sudo apt install libxcb-cursor0 fontconfig fonts-dejavu-core" in both.message()
+
+
+def test_offscreen_checks_qts_own_libraries(tmp_path, monkeypatch):
+    """Offscreen (and Wayland) do not load the xcb plugin, but every platform loads Qt Widgets,
+    Gui and Core: a bare Debian 13 ended `--screenshot` in a raw ImportError of libglib. A copy
+    of libQt6Widgets whose link to libglib asks for a version no system has stands for it."""
+    real = x11.find_plugin(x11.WIDGETS)
+    if real is None:
+        pytest.skip("this PySide6 has no Widgets library")
+    data = real.read_bytes()
+    needed = next((n for n in (b"libglib-2.0.so.0\0", b"libQt6Gui.so.6\0") if n in data), None)
+    if needed is None:
+        pytest.skip("this Widgets library links neither libglib nor Gui by name")
+    broken = tmp_path / "libQt6Widgets.so.6"
+    broken.write_bytes(data.replace(needed, needed[:-2] + b"9\0"))  # the same length
+    monkeypatch.setattr(x11, "find_plugin", lambda relative=x11.PLUGIN: broken)
+    import io
+
+    out = io.StringIO()
+    assert not x11.check_before_window({"QT_QPA_PLATFORM": "offscreen"}, stream=out)
+    text = out.getvalue()
+    assert "Qt's libraries need system libraries" in text
+    assert "renders offscreen" not in text  # offscreen is what failed

@@ -22,6 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PLUGIN = Path("Qt", "plugins", "platforms", "libqxcb.so")
+# What every Qt platform loads (offscreen too): Widgets pulls in Gui and Core, and with them
+# libglib, libEGL, libfontconfig. On a bare machine `--screenshot` ended in a raw ImportError
+# of libglib-2.0.so.0 (a fresh Debian 13, packaging/check_wheel_fresh_python.py).
+WIDGETS = Path("Qt", "lib", "libQt6Widgets.so.6")
 
 # soname stem (the part before ".so") -> (Debian/Ubuntu package, Fedora package). The libraries
 # Qt 6's xcb plugin and Qt Gui need from the system (Qt's "X11 requirements" page, checked
@@ -84,9 +88,11 @@ class MissingLibraries:
     unknown: list[str] = field(default_factory=list)
 
     def message(self) -> str:
+        xcb = self.plugin.name == PLUGIN.name  # else Qt's own libraries (any platform)
+        needs = "Qt's X11 platform plugin needs" if xcb else "Qt's libraries need"
         if self.libraries or self.error:
-            lines = ["Sequence Workbench cannot open its window: Qt's X11 platform plugin "
-                     "needs system libraries this machine lacks:",
+            lines = [f"Sequence Workbench cannot open its window: {needs} system libraries "
+                     "this machine lacks:",
                      "  " + (", ".join(self.libraries) or self.error)]
         else:
             lines = ["Sequence Workbench cannot show text: this machine has no fonts that "
@@ -99,8 +105,8 @@ class MissingLibraries:
             lines.append("Not known here: " + ", ".join(self.unknown) + f" (needed by "
                          f"{self.plugin}; your distribution's package search finds the "
                          "package that holds each).")
-        lines.append("(Without a display, `workbench train`, `generate` and `vectors` work, "
-                     "and --screenshot renders offscreen.)")
+        lines.append("(Without a display, `workbench train`, `generate` and `vectors` work"
+                     + (", and --screenshot renders offscreen.)" if xcb else ".)"))
         return "\n".join(lines)
 
 
@@ -116,9 +122,9 @@ def platform_is_xcb(environ=os.environ) -> bool:
     return not (environ.get("WAYLAND_DISPLAY") or environ.get("XDG_SESSION_TYPE") == "wayland")
 
 
-def find_plugin() -> Path | None:
-    """Qt's xcb plugin inside PySide6 (a source install, a wheel or the frozen bundle),
-    found without importing PySide6."""
+def find_plugin(relative: Path = PLUGIN) -> Path | None:
+    """Qt's xcb plugin (or another of its files) inside PySide6 (a source install, a wheel or
+    the frozen bundle), found without importing PySide6."""
     roots = []
     if getattr(sys, "_MEIPASS", None):
         roots.append(Path(sys._MEIPASS, "PySide6"))
@@ -129,8 +135,11 @@ def find_plugin() -> Path | None:
     if spec is not None and spec.submodule_search_locations:
         roots += [Path(p) for p in spec.submodule_search_locations]
     for root in roots:
-        if (root / PLUGIN).is_file():
-            return root / PLUGIN
+        if (root / relative).is_file():
+            return root / relative
+    # the bundle keeps Qt's libraries at its top, beside the app's own
+    if getattr(sys, "_MEIPASS", None) and (Path(sys._MEIPASS) / relative.name).is_file():
+        return Path(sys._MEIPASS) / relative.name
     return None
 
 
@@ -196,11 +205,13 @@ def ldd_not_found(library: Path) -> list[str]:
 
 
 def check_before_window(environ=os.environ, stream=None) -> bool:
-    """True when the window may open; False after printing what to install."""
-    if not platform_is_xcb(environ):
+    """True when the window may open; False after printing what to install. Under xcb the
+    platform plugin is checked (it needs the most); under any other platform on Linux
+    (offscreen, wayland) Qt's Widgets library, which every platform loads."""
+    if not sys.platform.startswith("linux"):
         return True
-    plugin = find_plugin()
-    if plugin is None:  # a PySide6 without the plugin: Qt says so itself
+    plugin = find_plugin() if platform_is_xcb(environ) else find_plugin(WIDGETS)
+    if plugin is None:  # a PySide6 without it: Qt says so itself
         return True
     missing = missing_libraries(plugin)
     if fonts_missing():
