@@ -84,21 +84,24 @@ def bert_tokenizer_json() -> str:
     return tokenizer.to_str()
 
 
-def make_bert_folder(folder: Path, safetensors: bool = True, seed: int = 0, **options) -> Path:
+def make_bert_folder(folder: Path, safetensors: bool = True, seed: int = 0,
+                     pretraining: bool = False, **options) -> Path:
     """A 2-layer BertForMaskedLM of width 32 (4 heads, FFN 37) saved as `save_pretrained`
-    saves it, with its tokenizer. Every weight is moved off its initial value (LayerNorms start
-    at 1 and 0, the segment table and the output bias at 0 otherwise): a tensor read into the
+    saves it, with its tokenizer (`pretraining`: a BertForPreTraining, with the pooler and the
+    next-sentence head). Every weight is moved off its initial value (LayerNorms start at 1
+    and 0, the segment table and the output bias at 0 otherwise): a tensor read into the
     wrong place then changes the numbers."""
     import torch
     from tokenizers import Tokenizer
-    from transformers import BertConfig, BertForMaskedLM
+    from transformers import BertConfig, BertForMaskedLM, BertForPreTraining
 
     text = bert_tokenizer_json()
     settings = dict(vocab_size=Tokenizer.from_str(text).get_vocab_size(), hidden_size=32,
                     num_hidden_layers=2, num_attention_heads=4, intermediate_size=37,
                     max_position_embeddings=64)
     torch.manual_seed(seed)
-    model = BertForMaskedLM(BertConfig(**{**settings, **options}))
+    kind = BertForPreTraining if pretraining else BertForMaskedLM
+    model = kind(BertConfig(**{**settings, **options}))
     with torch.no_grad():
         for parameter in model.parameters():  # each tied tensor once
             parameter.add_(torch.randn_like(parameter) * 0.1)
@@ -117,6 +120,14 @@ def reference_bert(folder: Path):
 
     return BertForMaskedLM.from_pretrained(folder, local_files_only=True,
                                            attn_implementation="eager").eval()
+
+
+def reference_bert_pretraining(folder: Path):
+    """A BertForPreTraining folder as `transformers` opens it (MLM and NSP logits)."""
+    from transformers import BertForPreTraining
+
+    return BertForPreTraining.from_pretrained(folder, local_files_only=True,
+                                              attn_implementation="eager").eval()
 
 
 def llama_tokenizer_json() -> str:

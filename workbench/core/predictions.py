@@ -52,6 +52,10 @@ class FillMaskPrediction:
     masked: tuple[int, ...]  # positions of the masks in `tokens`
     candidates: tuple[tuple[str, ...], ...]  # per mask, the top tokens
     probs: np.ndarray  # (masks, k) their probabilities
+    # a pair "A ||| B": each token's segment (0 for [CLS] A [SEP], 1 for B [SEP]); () for one
+    # sentence. is_next: P(IsNext) of a model with next-sentence prediction, else None
+    segments: tuple[int, ...] = ()
+    is_next: float | None = None
 
 
 Prediction = ClassifyPrediction | TagPrediction | FillMaskPrediction  # an encoder task's answer

@@ -221,6 +221,9 @@ class MaskedLmTaskConfig(_EncoderTaskBase):
         Curve("val_loss", "Loss (nats per chosen token)", train="loss"),
         Curve("accuracy", "Chosen tokens recovered", log_ok=False, unit="percent",
               short="recovered"),
+        # only a run with next-sentence prediction has this one (empty for the others)
+        Curve("nsp_accuracy", "Next sentence told right (IsNext / NotNext)", log_ok=False,
+              unit="percent", short="next sentence"),
     )
     inspectors: ClassVar[tuple[str, ...]] = ("fill_mask", *ENCODER_INSPECTORS)
 
@@ -232,6 +235,13 @@ class MaskedLmTaskConfig(_EncoderTaskBase):
                            "stage directions) are left out.", min=1, max=100)
     mask_rate: float = param(0.15, "Chosen share", "Share of tokens chosen for prediction "
                              "(BERT: 15%).", min=0.01, max=0.5, step=0.01)
+    next_sentence: bool = param(False, "Next-sentence prediction", "BERT's second pretraining "
+                                "task (Devlin et al. 2019, sec. 3.1; the course's BERT "
+                                "lecture): each example is a pair [CLS] A [SEP] B [SEP], B the "
+                                "sentence after A half the time (IsNext) and a random sentence "
+                                "of the same split otherwise (NotNext); segment embeddings tell "
+                                "A from B, a head on the [CLS] state says which, and its loss "
+                                "adds to the masked-LM loss. Needs the transformer encoder.")
     val_fraction: float = _val_fraction()
     max_length: int = _max_length()
     # a BERT model folder to fine-tune (its sizes, weights and tokenizer replace the panel's
@@ -240,4 +250,14 @@ class MaskedLmTaskConfig(_EncoderTaskBase):
 
     def model_for_counts(self, encoder: ModelConfig, labels: int = 0) -> MaskedLmModelConfig:
         """The whole model the Architecture panel counts (the head predicts the vocabulary)."""
-        return MaskedLmModelConfig(encoder=config_to_dict(encoder))
+        return masked_lm_model(config_to_dict(encoder), self.next_sentence)
+
+
+def masked_lm_model(encoder: dict, next_sentence: bool = False) -> MaskedLmModelConfig:
+    """The masked-LM model around `encoder`; with next-sentence prediction, its encoder gets
+    the two-row segment table (A, B) and the model the [CLS] head."""
+    if not next_sentence:
+        return MaskedLmModelConfig(encoder=encoder)
+    if encoder.get("arch") == "transformer_encoder":  # another encoder: its problems say so
+        encoder = {**encoder, "segments": max(2, int(encoder.get("segments", 0)))}
+    return MaskedLmModelConfig(encoder=encoder, next_sentence=True)

@@ -241,6 +241,8 @@ class TransformerConfig(ModelConfig):
         if self.kv_heads > 0 and self.num_heads % self.kv_heads:
             problems.append(f"Key/value heads ({self.kv_heads}) must divide the heads "
                             f"({self.num_heads}).")
+        if getattr(self, "segments", 0) < 0:  # the encoder's only
+            problems.append(f"The segment table needs 0 or more rows (got {self.segments}).")
         if not 0 < self.norm_eps < 1:
             norm = "RMSNorm" if self.norm == "rmsnorm" else "LayerNorm"
             problems.append(f"The {norm} ε must lie between 0 and 1 (got {self.norm_eps}).")
@@ -272,3 +274,8 @@ class TransformerEncoderConfig(TransformerConfig):
     embedding_norm: bool = param(False, "Embedding LayerNorm", "Normalise x_0 = E[tokens] + P "
                                  "with a LayerNorm before the first block, as BERT does. Off: "
                                  "x_0 as the course's transformer writes it.", advanced=True)
+    # BERT's segment ("token type") table S (segments × d): x_0 = E[tokens] + P + S[segment
+    # ids], sentence A of a pair segment 0, sentence B segment 1 (Devlin et al. 2019, sec.
+    # 3.1; SEEDS T16). 0: no table, the x_0 every model made before it had. Not a form field:
+    # the masked-LM task's next-sentence option and a BERT folder read for it set it.
+    segments: int = 0

@@ -102,10 +102,20 @@ class MaskedLmModelConfig(_EncoderHeadConfig):
     # f of the transform layer LayerNorm(f(W x + b)): GELU as BERT's, or the activation a BERT
     # folder names (its hidden_act is the head's too). Not a form field.
     head_activation: str = "gelu"
+    # a second head on the [CLS] state, IsNext / NotNext for a pair of sentences (BERT's
+    # next-sentence prediction); its encoder then has a segment table. Not a form field: the
+    # task's `next_sentence` sets it.
+    next_sentence: bool = False
 
     def problems(self) -> list[str]:
         problems = super().problems()
         if self.head_activation not in HEAD_ACTIVATIONS:
             problems.append(f"The masked-LM head's activation must be one of "
                             f"{', '.join(HEAD_ACTIVATIONS)} (got {self.head_activation!r}).")
+        if self.next_sentence and int(self.encoder.get("segments", 0)) < 2:
+            problems.append("Next-sentence prediction reads a pair of sentences: its encoder "
+                            "needs a segment table of at least two rows (A and B).")
+        if self.next_sentence and self.encoder.get("arch") != "transformer_encoder":
+            problems.append("Next-sentence prediction needs the transformer encoder (its "
+                            "segment embeddings tell sentence A from B).")
         return problems

@@ -91,6 +91,28 @@ class BertPooler(nn.Module):
         return torch.tanh(self.dense(pooled))
 
 
+class NextSentenceHead(nn.Module):
+    """BERT's next-sentence prediction (Devlin et al. 2019, sec. 3.1; SEEDS T16): the [CLS]
+    state through the pooler tanh(W h + b), then two logits, IsNext (index 0) and NotNext
+    (index 1), in the order BertForPreTraining's `seq_relationship` gives them."""
+
+    IS_NEXT, NOT_NEXT = 0, 1
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.pooler = BertPooler(size)
+        self.relation = nn.Linear(size, 2)
+
+    def forward(self, cls_state: torch.Tensor) -> torch.Tensor:
+        return self.relation(self.pooler(cls_state))  # (B, 2)
+
+
+def cls_state(output: EncoderOutput) -> torch.Tensor:
+    """The [CLS] state (B, H): the vector a transformer encoder prepends, else position 0,
+    where the pair's framing writes [CLS] (right padding: always a real token)."""
+    return output.cls if output.cls is not None else output.states[:, 0]
+
+
 class MaskedTokenHead(nn.Module):
     """BERT's MLM output (SEEDS T16: "a classification layer on the encoder output, multiply
     by the embedding matrix, softmax over the vocabulary"): x -> LayerNorm(GELU(W x + b)),

@@ -26,7 +26,9 @@ from workbench.core.models.encoder import EncoderOutput, EncoderTrace, build_enc
 from workbench.core.models.heads import (
     BertPooler,
     MaskedTokenHead,
+    NextSentenceHead,
     Pooling,
+    cls_state,
     two_class_log_odds,
     two_class_logits,
 )
@@ -164,17 +166,42 @@ class MaskedLanguageModel(EncoderTaskModel):
         self.head = MaskedTokenHead(self.encoder.output_size, self.encoder.embedding, tie,
                                     ACTIVATIONS[config.head_activation],
                                     float(config.encoder.get("norm_eps", 1e-5)))
+        # BERT's second pretraining task, on the [CLS] state of a pair (None: masked-LM only)
+        self.next_sentence = NextSentenceHead(self.encoder.output_size) \
+            if config.next_sentence else None
+
+    @property
+    def reads_segments(self) -> bool:
+        """Whether the encoder has a segment table (sentence A and B read differently)."""
+        return getattr(self.encoder, "segment_embedding", None) is not None
 
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor | None = None,
-                where: torch.Tensor | None = None) -> torch.Tensor:
+                where: torch.Tensor | None = None, segments: torch.Tensor | None = None,
+                pairs: bool = False):
         """Logits (B, S, V); with `where` (B, S) bool, only those positions' (N, V): the
         output layer over the whole vocabulary is most of the cost, and the loss needs only
-        the chosen tokens."""
-        states = self.encoder(tokens, mask).states
-        return self.head(states if where is None else states[where])
+        the chosen tokens. `segments` (B, S): sentence A 0, B 1. `pairs`: also the
+        next-sentence logits (B, 2), returned second (one call, so a distributed run's
+        gradient averaging sees both heads)."""
+        # only the transformer encoder takes segment ids (it ignores them without a table)
+        output = self.encoder(tokens, mask, segments=segments) \
+            if segments is not None and self.reads_segments else self.encoder(tokens, mask)
+        logits = self.head(output.states if where is None else output.states[where])
+        if not pairs:
+            return logits
+        if self.next_sentence is None:
+            raise ValueError("This masked-LM model has no next-sentence head.")
+        return logits, self.next_sentence(cls_state(output))
 
-    def trace(self, tokens, token_text=None, **_) -> Trace:
+    def trace(self, tokens, token_text=None, segments=None, **_) -> Trace:
         with eval_mode(self):
-            tokens, encoded = self._encoder_trace(tokens, token_text)
+            tokens = as_probe(tokens).to(self.encoder.embedding.weight.device)
+            encoded = self.encoder.trace(tokens, token_text, segments=segments) \
+                if segments is not None and self.reads_segments \
+                else self.encoder.trace(tokens, token_text)
             logits = self.head(encoded.output.states[0])  # (S, V)
-        return self._trace(tokens, encoded, logits, {})
+            extras = {}
+            if self.next_sentence is not None:  # P(IsNext), NotNext for the probe as a pair
+                pair = torch.softmax(self.next_sentence(cls_state(encoded.output)), dim=-1)
+                extras["next_sentence_probs"] = to_numpy(pair[0])
+        return self._trace(tokens, encoded, logits, extras)

@@ -1,7 +1,8 @@
 """A transformer encoder: the decoder's blocks without the causal mask (SEEDS T12; BERT).
 
-x_0 = E[tokens] (scaled) + P, with an optional learned [CLS] vector prepended at position 0
-(and, as an option BERT needs, x_0 := LayerNorm(x_0));
+x_0 = E[tokens] (scaled) + P, with an optional learned [CLS] vector prepended at position 0,
+and, as options BERT needs, + S[segments] (a learned segment table: sentence A of a pair reads
+row 0, sentence B row 1; Devlin et al. 2019, sec. 3.1) and x_0 := LayerNorm(x_0);
 for r = 1 … N: X := LayerNorm(X + MultiHead(X W_Q, X W_K, X W_V)) and
 X := LayerNorm(X + FFN(X)) (post-LN, the seeds' form; pre-LN optional), every query attending to
 every real key. Padded keys get exactly zero weight (a key-padding mask), so padding changes no
@@ -50,12 +51,32 @@ class TransformerEncoder(TokenPositions, nn.Module):
         if self.has_cls:  # starts like a token's embedding and is scaled as one
             std = 0.02 if self.learned_positions else d**-0.5
             self.cls = nn.Parameter(torch.randn(1, 1, d) * std)
+        # made last, and only when asked for: a model without it draws the same initial
+        # weights from the same seed as before the option existed
+        segments = int(getattr(config, "segments", 0))
+        self.segment_embedding = nn.Embedding(segments, d) if segments else None
+        if self.segment_embedding is not None:
+            nn.init.normal_(self.segment_embedding.weight, mean=0.0, std=0.02)
+
+    def segment_term(self, segments: torch.Tensor | None, shape: torch.Size
+                     ) -> torch.Tensor | None:
+        """S[segment ids] (B, T, D) for the T positions of x_0 ([CLS] first, of segment 0),
+        None for an encoder without a segment table; `segments` None reads all as 0."""
+        if self.segment_embedding is None:
+            return None
+        batch, steps = shape[0], shape[1]
+        table = self.segment_embedding.weight
+        ids = torch.zeros(batch, steps, dtype=torch.long, device=table.device)
+        if segments is not None:
+            ids[:, steps - segments.shape[1]:] = segments  # after the prepended [CLS]
+        return self.segment_embedding(ids)
 
     def embed_with_cls(self, tokens: torch.Tensor, mask: torch.Tensor | None,
-                       norm=None) -> tuple[torch.Tensor, torch.Tensor | None]:
+                       norm=None, segments: torch.Tensor | None = None
+                       ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """x_0 (B, T, D) with T = S (+1 for [CLS] at position 0) and the matching key mask;
-        with the embedding LayerNorm, x_0 = LayerNorm(E[tokens] + P), computed by `norm` (the
-        fused module unless the transcription passes its own)."""
+        with the embedding LayerNorm, x_0 = LayerNorm(E[tokens] + P (+ S[segments])),
+        computed by `norm` (the fused module unless the transcription passes its own)."""
         x = self.embedding(tokens) * self.embed_scale  # (B, S, D)
         if self.has_cls:
             cls = self.cls * self.embed_scale
@@ -63,6 +84,9 @@ class TransformerEncoder(TokenPositions, nn.Module):
             if mask is not None:
                 mask = torch.cat([mask.new_ones(mask.shape[0], 1), mask], dim=1)
         x = self.add_positions(x)
+        segment = self.segment_term(segments, x.shape)
+        if segment is not None:
+            x = x + segment
         if self.embed_norm is not None:
             x = norm(x, self.embed_norm) if norm is not None else self.embed_norm(x)
         return x, mask
@@ -74,9 +98,11 @@ class TransformerEncoder(TokenPositions, nn.Module):
         return EncoderOutput(states, mask, None, cls)
 
     def forward(self, tokens: torch.Tensor, mask: torch.Tensor | None = None,
-                state=None) -> EncoderOutput:
+                state=None, segments: torch.Tensor | None = None) -> EncoderOutput:
+        """`segments` (B, S): each token's segment id (0 for sentence A, 1 for B), read only
+        by an encoder with a segment table; None: all 0."""
         key_mask = None if mask is None or bool(mask.all()) else mask
-        x, key_mask = self.embed_with_cls(tokens, key_mask)
+        x, key_mask = self.embed_with_cls(tokens, key_mask, segments=segments)
         x = self.drop(x)
         turn = self.rotary_tables(x.shape[1])  # rotary positions: [CLS] at position 0
         for block in self.blocks:
@@ -84,18 +110,24 @@ class TransformerEncoder(TokenPositions, nn.Module):
         return self._output(x, full_mask(tokens) if mask is None else mask)
 
     def step_run(self, tokens: torch.Tensor, mask: torch.Tensor | None = None,
-                 clamp: Clamp = None, record: bool = True):
+                 clamp: Clamp = None, record: bool = True,
+                 segments: torch.Tensor | None = None):
         """The seeds' equations: (x_0, last residual stream, per-block records)."""
-        x0, key_mask = self.embed_with_cls(tokens, mask, transformer_steps.layer_norm)
+        x0, key_mask = self.embed_with_cls(tokens, mask, transformer_steps.layer_norm,
+                                           segments)
         x, records = transformer_steps.run(self, x0, clamp, record=record, key_mask=key_mask)
         return x0, x, records
 
     def trace(self, tokens: torch.Tensor, token_text: list[str] | None = None,
-              state=None, clamp: Clamp = None) -> EncoderTrace:
+              state=None, clamp: Clamp = None,
+              segments: torch.Tensor | None = None) -> EncoderTrace:
         tokens = as_probe(tokens).to(self.embedding.weight.device)
+        if segments is not None:
+            segments = as_probe(segments).to(tokens.device)
         with eval_mode(self):
-            x0, x, records = self.step_run(tokens, None, clamp)
+            x0, x, records = self.step_run(tokens, None, clamp, segments=segments)
             output = self._output(x, full_mask(tokens))
+            segment = self.segment_term(segments, x0.shape)
         layers = [
             LayerTrace(name=f"layer {i}", kind="attention",
                        values={k: to_numpy(v[0]) for k, v in rec.items()},
@@ -105,5 +137,10 @@ class TransformerEncoder(TokenPositions, nn.Module):
         text = token_labels(tokens, token_text)
         if self.has_cls:
             text = [CLS_TEXT, *text]
-        return EncoderTrace(output, layers, to_numpy(x0[0]), text,
-                            self.positional_extras(x0.shape[1]))
+        extras = self.positional_extras(x0.shape[1])
+        if segment is not None:  # the third term of x_0, which the input composition shows
+            ids = torch.zeros(x0.shape[1], dtype=torch.long)
+            if segments is not None:
+                ids[x0.shape[1] - segments.shape[1]:] = segments[0].cpu()
+            extras.update(segment=to_numpy(segment[0]), segment_ids=ids.numpy())
+        return EncoderTrace(output, layers, to_numpy(x0[0]), text, extras)

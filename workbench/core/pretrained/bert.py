@@ -13,6 +13,11 @@ position; the app reads one text at a time, all of segment 0, so T[0] is folded 
 position table (P'[i] = P[i] + T[0], the same sum BERT adds, term for term) and the segment
 table is not kept. Its pooler and next-sentence head (`bert.pooler`, `cls.seq_relationship`),
 which masked-token prediction does not use, are not read.
+
+Read for next-sentence prediction (`next_sentence`: a pair [CLS] A [SEP] B [SEP]), T is the
+encoder's segment table itself, and the pooler with `cls.seq_relationship` is the model's
+next-sentence head (IsNext first, as BERT orders them); a folder without them (a
+BertForMaskedLM) leaves that head to start fresh.
 """
 
 from __future__ import annotations
@@ -51,11 +56,18 @@ _TOP = {
 }
 _FALLBACK = "cls.predictions.bias"
 _TYPES = "embeddings.token_type_embeddings.weight"
+_SEGMENTS = "encoder.segment_embedding.weight"
+# the pooler and next-sentence head, read only for next-sentence prediction
+_PAIR = {"pooler.dense.weight": "next_sentence.pooler.dense.weight",
+         "pooler.dense.bias": "next_sentence.pooler.dense.bias",
+         "cls.seq_relationship.weight": "next_sentence.relation.weight",
+         "cls.seq_relationship.bias": "next_sentence.relation.bias"}
+PAIR_HEAD = "next_sentence."  # the app's names of that head begin so
 _OLD_NORM = re.compile(r"LayerNorm\.(gamma|beta)$")
 _OLD_NORM_NAMES = {"gamma": "weight", "beta": "bias"}
 _LAYER = re.compile(r"encoder\.layer\.(\d+)\.(.+)\.(weight|bias)")
-# not read: the pooler and next-sentence head, and the position-id buffer older files carry
-_SKIPPED = re.compile(r"pooler\..*|cls\.seq_relationship\..*|embeddings\.position_ids")
+# never read: the position-id buffer older files carry
+_SKIPPED = re.compile(r"embeddings\.position_ids")
 _NO_HEAD = ("This BERT folder has no masked-LM head (cls.predictions): it was saved as a bare "
             "encoder or a classifier. The workbench opens BERT as a masked language model "
             "(BertForMaskedLM or BertForPreTraining weights).")
@@ -69,9 +81,10 @@ def _number(config: dict[str, Any], key: str, default: Any = None) -> Any:
     return value
 
 
-def model_config(config: dict[str, Any]) -> MaskedLmModelConfig:
-    """The app's masked-LM model with BERT's sizes and choices; `UserFacingError` naming a
-    BERT option the app's encoder does not compute."""
+def model_config(config: dict[str, Any], next_sentence: bool = False) -> MaskedLmModelConfig:
+    """The app's masked-LM model with BERT's sizes and choices (with `next_sentence`, its
+    segment table and next-sentence head too); `UserFacingError` naming a BERT option the
+    app's encoder does not compute."""
     activation = config.get("hidden_act", "gelu")
     if activation not in ACTIVATIONS:
         raise UserFacingError(f"This BERT model uses the activation {activation!r}; the "
@@ -103,9 +116,20 @@ def model_config(config: dict[str, Any]) -> MaskedLmModelConfig:
         activation=ACTIVATIONS[activation],
         embedding_norm=True,
         norm_eps=float(_number(config, "layer_norm_eps", 1e-12)),
+        segments=int(_number(config, "type_vocab_size", 2)) if next_sentence else 0,
     )
     return MaskedLmModelConfig(encoder=config_to_dict(encoder),
-                               head_activation=ACTIVATIONS[activation])
+                               head_activation=ACTIVATIONS[activation],
+                               next_sentence=next_sentence)
+
+
+def has_pair_head(config: dict[str, Any], names: set[str] | None) -> bool:
+    """Whether a folder holds BERT's pooler and next-sentence head (BertForPreTraining): by
+    its weights' names where known (a safetensors header), else by the class its
+    config.json names."""
+    if names is None:
+        return "BertForPreTraining" in (config.get("architectures") or [])
+    return set(_PAIR) <= {_bare(name) for name in names}
 
 
 def _bare(name: str) -> str:
@@ -123,6 +147,8 @@ def _place(name: str) -> tuple[str, int | None] | None:
         return None
     if bare in _TOP:
         return _TOP[bare], None
+    if bare in _PAIR:
+        return _PAIR[bare], None
     match = _LAYER.fullmatch(bare)
     if match:
         prefix, part, kind = f"encoder.blocks.{match.group(1)}.", match.group(2), match.group(3)
@@ -135,7 +161,8 @@ def _place(name: str) -> tuple[str, int | None] | None:
 
 
 def wanted(name: str) -> bool:
-    """Whether the reader reads the tensor (the segment table is: it is folded in)."""
+    """Whether the reader reads the tensor (the segment table is: it is folded in, or is the
+    segment table; the pooler and next-sentence head are, and left out without NSP)."""
     return _bare(name) == _TYPES or _place(name) is not None
 
 
@@ -152,7 +179,17 @@ def app_shapes(shapes: dict[str, tuple[int, ...]], config: MaskedLmModelConfig
             _put(out, name, target, tuple(shape))
         else:  # three (d, ·) parts stacked into one (3d, ·)
             out[target] = (3 * shape[0], *shape[1:])
-    return _tied(out, config)
+    types = next((tuple(v) for k, v in shapes.items() if _bare(k) == _TYPES), None)
+    if config.next_sentence and types is not None:
+        out[_SEGMENTS] = types
+    return _pairs_only(_tied(out, config), config)
+
+
+def _pairs_only(out: dict, config: MaskedLmModelConfig) -> dict:
+    """The next-sentence head's tensors kept only for a model that has that head."""
+    if config.next_sentence:
+        return out
+    return {k: v for k, v in out.items() if not k.startswith(PAIR_HEAD)}
 
 
 def _put(out: dict, name: str, target: str, value: Any) -> None:
@@ -193,13 +230,16 @@ def app_weights(tensors: dict[str, np.ndarray], config: MaskedLmModelConfig
         if len(parts) == 3:  # an incomplete one is left out: check_fits names it missing
             out[target] = np.concatenate([parts[0], parts[1], parts[2]], axis=0)
     positions = out.get("encoder.positions.weight")
-    if types is not None and positions is not None and types.shape[-1:] == positions.shape[-1:]:
+    if config.next_sentence and types is not None:  # BERT's T is the segment table itself
+        out[_SEGMENTS] = types
+    elif types is not None and positions is not None and \
+            types.shape[-1:] == positions.shape[-1:]:
         out["encoder.positions.weight"] = positions + types[0]  # segment 0 at every position
     elif positions is not None:
         raise UserFacingError("This BERT folder's weights have no token-type (segment) "
                               "embedding that fits its positions; the file is damaged or was "
                               "mixed with another model's.")
-    return _tied(out, config)
+    return _pairs_only(_tied(out, config), config)
 
 
 def snapshot_parts(tokenizer: Any, config: MaskedLmModelConfig) -> tuple[dict, dict]:
@@ -210,5 +250,6 @@ def snapshot_parts(tokenizer: Any, config: MaskedLmModelConfig) -> tuple[dict, d
                               "a masked language model needs: it belongs to another model.")
     framing = sum(len(part) for part in tokenizer.frame)
     longest = max(2, min(int(config.encoder["context_length"]) - framing, 4096))
-    task = task_config_to_dict(MaskedLmTaskConfig(dataset="file", max_length=longest))
+    task = task_config_to_dict(MaskedLmTaskConfig(dataset="file", max_length=longest,
+                                                  next_sentence=config.next_sentence))
     return {**tokenizer.to_dict(), "mask_id": tokenizer.mask_id}, task

@@ -50,8 +50,11 @@ def model_folder_of(path: Path) -> Path | None:
 
 def snapshot_from_folder(path: Path, check: Callable[[], object] | None = None) -> Snapshot:
     """The folder's model as a snapshot of the app's own family, or `UserFacingError` saying
-    what is missing, damaged or not supported."""
-    model_config, weights = open_model(path, check)
+    what is missing, damaged or not supported. A BERT folder that holds the next-sentence head
+    (BertForPreTraining) opens with it and its segment table, so a pair can be probed."""
+    config = _config(path)
+    pairs = config["model_type"] == "bert" and bert.has_pair_head(config, _saved_names(path))
+    model_config, weights = open_model(path, check, next_sentence=pairs)
     tokenizer, task = FAMILIES[_config(path)["model_type"]].snapshot_parts(
         open_tokenizer(path), model_config)
     return Snapshot(model_config=config_to_dict(model_config), weights=weights,
@@ -59,10 +62,16 @@ def snapshot_from_folder(path: Path, check: Callable[[], object] | None = None) 
                     run_dir=str(path.resolve()))
 
 
-def model_config_of(path: Path) -> Any:
-    """The app's model config for the folder, from its config.json alone."""
+def model_config_of(path: Path, next_sentence: bool = False) -> Any:
+    """The app's model config for the folder, from its config.json alone; `next_sentence`: a
+    BERT read for next-sentence prediction (its segment table and that head)."""
     config = _config(path)
-    model_config = FAMILIES[config["model_type"]].model_config(config)
+    if next_sentence and config["model_type"] != "bert":
+        raise UserFacingError(f"{path.name} is no BERT model: only BERT's folders have the "
+                              "segment embeddings next-sentence prediction reads.")
+    family = FAMILIES[config["model_type"]]
+    model_config = family.model_config(config, next_sentence=True) if next_sentence \
+        else family.model_config(config)
     problems = settings_problems(model_config)
     if problems:
         raise UserFacingError(f"{path.name}: its config.json gives a model the workbench cannot "
@@ -70,11 +79,13 @@ def model_config_of(path: Path) -> Any:
     return model_config
 
 
-def open_model(path: Path, check: Callable[[], object] | None = None
-               ) -> tuple[Any, dict[str, np.ndarray]]:
+def open_model(path: Path, check: Callable[[], object] | None = None,
+               next_sentence: bool = False) -> tuple[Any, dict[str, np.ndarray]]:
     """The app's model config and the weights under the app's names (float32 numpy), checked
-    against each other and against free memory before the weights are read."""
-    model_config = model_config_of(path)
+    against each other and against free memory before the weights are read. With
+    `next_sentence`, a BERT folder without that head gives none of its weights (it starts
+    fresh)."""
+    model_config = model_config_of(path, next_sentence)
     family = FAMILIES[_config(path)["model_type"]]
     from workbench.core.models import build_model
     from workbench.core.training import model_budget
@@ -85,11 +96,31 @@ def open_model(path: Path, check: Callable[[], object] | None = None
     # the config's size, then the file's tensors, before a byte of weights is read
     model_budget.check_memory(shapes, model_budget.INFERENCE_BYTES, f"Opening {path.name}")
     if weights_file.suffix == ".safetensors":
-        model_budget.check_fits(shapes, _saved_shapes(weights_file, family, model_config),
-                                where)
+        saved = _saved_shapes(weights_file, family, model_config)
+        model_budget.check_fits(_without_fresh(shapes, saved), saved, where)
     weights = family.app_weights(_read_tensors(weights_file, family, check), model_config)
-    model_budget.check_fits(shapes, weights, where)
+    model_budget.check_fits(_without_fresh(shapes, weights), weights, where)
     return model_config, weights
+
+
+def _without_fresh(shapes: dict[str, Any], saved: dict[str, Any]) -> dict[str, Any]:
+    """The model's tensors less a next-sentence head the folder does not hold (it starts
+    fresh); a head saved in part is still named by the check."""
+    if any(k.startswith(bert.PAIR_HEAD) for k in saved):
+        return shapes
+    return {k: v for k, v in shapes.items() if not k.startswith(bert.PAIR_HEAD)}
+
+
+def _saved_names(path: Path) -> set[str] | None:
+    """The tensor names of a folder's safetensors file (its header alone), None for a
+    pytorch_model.bin (it cannot be listed without reading it)."""
+    file = _weights_file(path)
+    if file.suffix != ".safetensors":
+        return None
+    try:
+        return set(read_header(file)[0])
+    except (OSError, DamagedFileError):
+        return None  # open_model names the damage
 
 
 def open_tokenizer(path: Path) -> PretrainedTokenizer:

@@ -19,6 +19,13 @@ from workbench.core.inspection.probes import display_text
 from workbench.core.jobs import UserFacingError
 from workbench.core.models.base import eval_mode, model_device, to_numpy
 from workbench.core.predictions import ClassifyPrediction, FillMaskPrediction, TagPrediction
+from workbench.core.tasks.sentence_pairs import (
+    CLS_TEXT,
+    PAIR_SEPARATOR,
+    SEP_TEXT,
+    pair_specials,
+    probe_segments,
+)
 from workbench.core.tasks.text_data import MASK_TEXT, TextVocabulary
 
 MAX_TOKENS = 512
@@ -117,16 +124,11 @@ def tag_sentence(model, vocabulary: dict, text: str, words: list[str] | None = N
                          tuple(gold) if gold is not None else None)
 
 
-@torch.no_grad()
-def fill_mask(model, vocabulary: dict, text: str, top_k: int = TOP_K) -> FillMaskPrediction:
-    """Encode the text around each literal [MASK], put the mask id there, and read the top
-    tokens at those positions (special tokens and [MASK] itself are never proposed)."""
-    vocab = TextVocabulary.from_dict(vocabulary)
+def _masked_ids(vocab: TextVocabulary, text: str) -> tuple[list[int], list[int]]:
+    """The ids of a text with the mask id at each literal [MASK], and where those are."""
     pieces = text.split(MASK_TEXT)
-    if len(pieces) < 2:
-        raise UserFacingError(f"Write {MASK_TEXT} where a word should be guessed, e.g. "
-                              f"'To be, or not to {MASK_TEXT}'.")
-    ids, masked = [], []
+    ids: list[int] = []
+    masked = []
     for i, piece in enumerate(pieces):
         if i:
             masked.append(len(ids))
@@ -135,20 +137,66 @@ def fill_mask(model, vocabulary: dict, text: str, top_k: int = TOP_K) -> FillMas
             piece = piece.rstrip()  # the mask stands for a word with its own leading space
         if piece.strip():
             ids.extend(vocab.tokenizer.encode(piece))
-    ids, start = vocab.framed(ids)  # BERT reads [CLS] … [SEP], as it was trained
-    masked = [start + m for m in masked]
+    return ids, masked
+
+
+def _pair_ids(vocab: TextVocabulary, text: str) -> tuple[list[int], list[int], list[int]]:
+    """"A ||| B" as [CLS] A [SEP] B [SEP]: ids, mask positions and segment ids."""
+    first, second = (part.strip() for part in text.split(PAIR_SEPARATOR, 1))
+    if not first or not second or PAIR_SEPARATOR in second:
+        raise UserFacingError(f"Write a pair as two sentences with {PAIR_SEPARATOR} between "
+                              f"them, e.g. 'To be, or not to be {PAIR_SEPARATOR} that is the "
+                              "question'.")
+    cls, sep = pair_specials(vocab.tokenizer)
+    a, masked_a = _masked_ids(vocab, first)
+    b, masked_b = _masked_ids(vocab, second)
+    ids = [cls, *a, sep, *b, sep]
+    masked = [1 + m for m in masked_a] + [len(a) + 2 + m for m in masked_b]
+    return ids, masked, probe_segments(ids, sep)
+
+
+@torch.no_grad()
+def fill_mask(model, vocabulary: dict, text: str, top_k: int = TOP_K) -> FillMaskPrediction:
+    """Encode the text around each literal [MASK], put the mask id there, and read the top
+    tokens at those positions (special tokens and [MASK] itself are never proposed). A pair
+    "A ||| B" is read as [CLS] A [SEP] B [SEP] with segment ids 0 and 1, and a model with
+    next-sentence prediction adds P(IsNext); a pair needs no [MASK] for that."""
+    vocab = TextVocabulary.from_dict(vocabulary)
+    pair_head = getattr(model, "next_sentence", None)
+    segments: list[int] = []
+    if PAIR_SEPARATOR in text:
+        ids, masked, segments = _pair_ids(vocab, text)
+    else:
+        ids, masked = _masked_ids(vocab, text)
+        ids, start = vocab.framed(ids)  # BERT reads [CLS] … [SEP], as it was trained
+        masked = [start + m for m in masked]
+    if not masked and (not segments or pair_head is None):
+        raise UserFacingError(f"Write {MASK_TEXT} where a word should be guessed, e.g. "
+                              f"'To be, or not to {MASK_TEXT}'.")
     if len(ids) > MAX_TOKENS:
         raise UserFacingError(f"The sentence is {len(ids)} tokens long; at most {MAX_TOKENS}.")
+    is_next = None
     with eval_mode(model):
-        tokens = torch.tensor([ids], dtype=torch.long, device=model_device(model))
-        logits = model(tokens)[0].float()  # (S, V+1)
+        device = model_device(model)
+        tokens = torch.tensor([ids], dtype=torch.long, device=device)
+        if segments and pair_head is not None:
+            logits, pair = model(tokens, segments=torch.tensor([segments], device=device),
+                                 pairs=True)
+            is_next = float(torch.softmax(pair[0].float(), dim=-1)[0])  # index 0: IsNext
+        elif segments:  # no segment table to read them: both sentences read as segment 0
+            logits = model(tokens, segments=torch.tensor([segments], device=device))
+        else:
+            logits = model(tokens)
+        logits = logits[0].float()  # (S, V+1)
     never = vocab.special_ids  # <pad> <unk> <bos> <eos> (or BERT's own) and [MASK]
     logits[:, never] = float("-inf")
     probs = torch.softmax(logits[masked], dim=-1)
     top = probs.topk(min(top_k, probs.shape[-1] - len(never)), dim=-1)
-    shown = tuple(MASK_TEXT if i == vocab.mask_id else display_text(vocab.tokenizer, i)
-                  for i in ids)
+    specials = dict(zip(pair_specials(vocab.tokenizer), (CLS_TEXT, SEP_TEXT), strict=True)) \
+        if segments else {}
+    shown = tuple(MASK_TEXT if i == vocab.mask_id else specials.get(i) or
+                  display_text(vocab.tokenizer, i) for i in ids)
     candidates = tuple(tuple(display_text(vocab.tokenizer, int(i)) for i in row)
                        for row in top.indices)
     return FillMaskPrediction(text, shown, tuple(masked), candidates,
-                              np.asarray(to_numpy(top.values)))
+                              np.asarray(to_numpy(top.values)), tuple(segments), is_next)

@@ -6,6 +6,9 @@ sentence in both directions, and the head predicts the original token at the cho
 only. Validation corrupts the held-out sentences the same way every time (a fixed seed per
 batch), so two validations are comparable: the loss per chosen token and the share of chosen
 tokens recovered. The encoder can then start a classifier or a tagger (fine-tuning).
+
+With `next_sentence` the examples are sentence pairs and a second head tells IsNext from
+NotNext (`next_sentence`, `sentence_pairs`): the loss and the validation add its terms.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from workbench.core.config.encoder_tasks import MaskedLmTaskConfig
+from workbench.core.config.encoder_tasks import MaskedLmTaskConfig, masked_lm_model
 from workbench.core.config.task_models import MaskedLmModelConfig
 from workbench.core.data.masking import corrupt
 from workbench.core.data.sentences import read_sentences
@@ -28,7 +31,14 @@ from workbench.core.resources import full_corpus_path
 from workbench.core.tasks.base import IGNORE_INDEX, register_task
 from workbench.core.tasks.encoder_task import EncoderData, EncoderTask, Split
 from workbench.core.tasks.explain import fill_mask
+from workbench.core.tasks.next_sentence import (
+    pair_arrays,
+    pair_evaluation,
+    pair_loss,
+    pair_split,
+)
 from workbench.core.tasks.pretrained_start import PretrainedStart, folder_of, folder_tokenizer
+from workbench.core.tasks.sentence_pairs import PAIR_SEPARATOR, pair_specials, split_blocks
 from workbench.core.tasks.text_data import (
     FIRST_ORDINARY,
     MASK_TEXT,
@@ -55,7 +65,12 @@ class MaskedLmTask(EncoderTask):
         sentences = read_sentences(path, config.min_words)
         lines = list(sentences.lines)
         seed = recipe.training.seed if recipe is not None else 0
-        train_rows, val_rows, _ = split_indices(len(lines), config.val_fraction, 0.0, seed)
+        pairs = bool(getattr(config, "next_sentence", False))
+        if pairs:  # whole blocks of consecutive sentences, so a pair never spans two splits
+            blocks = split_blocks(sentences.sources, config.val_fraction, seed)
+            train_rows, val_rows = ([i for b in part for i in b] for part in blocks)
+        else:
+            train_rows, val_rows, _ = split_indices(len(lines), config.val_fraction, 0.0, seed)
         train = [lines[i] for i in train_rows]
         val = [lines[i] for i in val_rows]
         folder = folder_of(config)
@@ -66,6 +81,26 @@ class MaskedLmTask(EncoderTask):
         else:
             yield Progress(0, None, f"Training the tokenizer on {len(train):,} sentences")
             words = train_vocabulary(train, config)
+        if pairs:
+            splits, cut = [], 0
+            yield Progress(0, None, "Making the sentence pairs")
+            pair_specials(words.tokenizer)  # a tokenizer that cannot frame a pair: said now
+            encoded = {i: ids.tolist() for i, ids in zip(
+                [*train_rows, *val_rows], encode_texts(words, train + val, 4096)[0],
+                strict=True)}
+            for which, part in enumerate(blocks):
+                split, n_cut = pair_split(part, lines, encoded, words.tokenizer,
+                                          config.max_length, seed, which)
+                splits.append(split)
+                cut += n_cut
+            notes = [f"{len(splits[0]):,} training and {len(splits[1]):,} validation pairs "
+                     "[CLS] A [SEP] B [SEP], about half of them IsNext."]
+            if cut:
+                notes.append(f"{cut:,} pairs are longer than {config.max_length} tokens and "
+                             "were cut (the longer sentence first).")
+            for note in notes:
+                yield Notice(note, "info")
+            return EncoderData(words, [], splits[0], splits[1], Split([], [], []), notes=notes)
         splits, cut = [], 0
         framing = len(words.framed([])[0])  # BERT reads [CLS] sentence [SEP]; ours, nothing
         for part in (train, val):
@@ -82,10 +117,16 @@ class MaskedLmTask(EncoderTask):
         return EncoderData(words, [], splits[0], splits[1], Split([], [], []), notes=notes)
 
     def uniform_loss(self) -> float:
-        return math.log(self.data.vocabulary.tokenizer.vocab_size)  # ln |V| per chosen token
+        # ln |V| per chosen token, and ln 2 per pair with next-sentence prediction
+        return math.log(self.data.vocabulary.tokenizer.vocab_size) + \
+            (math.log(2) if self.pairs else 0.0)
+
+    @property
+    def pairs(self) -> bool:
+        return bool(getattr(self.config, "next_sentence", False))
 
     def model_config(self, encoder: dict) -> MaskedLmModelConfig:
-        return MaskedLmModelConfig(encoder=encoder)
+        return masked_lm_model(encoder, self.pairs)
 
     def build_model(self, model_config, build):
         folder = folder_of(self.config)
@@ -93,7 +134,7 @@ class MaskedLmTask(EncoderTask):
             return super().build_model(model_config, build)
         if self._start is None:  # the folder's sizes and weights, the panel's dropout
             self._start = PretrainedStart(folder, getattr(model_config, "dropout", 0.1),
-                                          self.name)
+                                          self.name, self.pairs)
         return self._start.build(self.data.vocabulary.tokenizer, build)
 
     def targets(self, split: Split, rows, tokens, mask, step):
@@ -102,11 +143,14 @@ class MaskedLmTask(EncoderTask):
         # [CLS] and [SEP] are never chosen (as BERT's pretraining left them); the app's
         # tokenizers frame nothing, so their runs draw as before
         frame = [*self.data.vocabulary.framed([])[0]]
+        if self.pairs:  # [CLS] and [SEP] of a pair (the app's <bos> and <eos>)
+            frame = [*frame, *pair_specials(self.data.vocabulary.tokenizer)]
         choosable = mask & ~np.isin(tokens, frame) if frame else mask
         corrupted = corrupt(tokens, choosable, np.random.default_rng(key),
                             self.data.vocabulary.mask_id, FIRST_ORDINARY,
                             self.data.vocabulary.tokenizer.vocab_size, self.config.mask_rate)
-        return {"tokens": corrupted.inputs, "targets": corrupted.targets}
+        arrays = {"tokens": corrupted.inputs, "targets": corrupted.targets}
+        return {**arrays, **pair_arrays(split, rows, mask)} if self.pairs else arrays
 
     def loss_weight(self, batch) -> float:
         """The loss is a mean over the scored tokens (`targets` not IGNORE_INDEX): a rank's share
@@ -114,6 +158,8 @@ class MaskedLmTask(EncoderTask):
         return float((batch.arrays["targets"] != IGNORE_INDEX).sum())
 
     def loss(self, model, batch, carry):
+        if self.pairs:
+            return pair_loss(model, batch), None
         chosen = batch["targets"] != IGNORE_INDEX  # (B, S): the loss is on these only
         logits = model(batch["tokens"], batch["mask"], where=chosen)  # (N, V+1)
         return F.cross_entropy(logits.float(), batch["targets"][chosen]), None
@@ -128,17 +174,29 @@ class MaskedLmTask(EncoderTask):
     def metrics(self, true, predicted):
         return {"accuracy": float(np.mean(true == predicted)) if len(true) else 0.0}, {}
 
+    def evaluate(self, model, amp: bool):
+        return pair_evaluation(self, model, self.val) if self.pairs else \
+            super().evaluate(model, amp)
+
     @torch.no_grad()
     def preview(self, model, step: int) -> str:
         """A held-out sentence with one word masked, and what the model puts there."""
         split = self.data.val if len(self.data.val) else self.data.train
-        words = split.texts[step % len(split)].split()
+        text = split.texts[step % len(split)]
+        first, _, second = text.partition(f" {PAIR_SEPARATOR} ")
+        words = first.split()
         middle = len(words) // 2
         probe = " ".join([*words[:middle], MASK_TEXT, *words[middle + 1:]])
+        if second:  # the pair as the model reads it, and its IsNext guess against the truth
+            probe = f"{probe} {PAIR_SEPARATOR} {second}"
         answer = fill_mask(model, self.vocabulary(), probe, top_k=3)
         guesses = ", ".join(f"{c!r} {p:.0%}" for c, p in zip(answer.candidates[0],
                                                              answer.probs[0], strict=True))
-        return f"{probe}\n  [MASK] = {words[middle]!r}; the model: {guesses}"
+        shown = f"{probe}\n  [MASK] = {words[middle]!r}; the model: {guesses}"
+        if second and answer.is_next is not None:
+            truth = "IsNext" if split.targets[step % len(split)][0] == 0 else "NotNext"
+            shown += f"\n  {truth}; the model: IsNext {answer.is_next:.0%}"
+        return shown
 
     @classmethod
     def predict(cls, model, vocabulary: dict, text: str, settings) -> JobSpec:

@@ -45,7 +45,7 @@ _AS = {"masked_lm": "fine-tuned by masked-LM", "classify": "the encoder of a cla
        "tag": "the encoder of a tagger"}
 
 
-def folder_config(folder: Path, task: str) -> Any:
+def folder_config(folder: Path, task: str, next_sentence: bool = False) -> Any:
     """The model config of the folder a run of `task` starts from; `UserFacingError` for a
     path that is no model folder, or a folder whose model does the other task (a GPT-2 folder
     predicts the next token, a BERT folder fills in blanks)."""
@@ -56,7 +56,7 @@ def folder_config(folder: Path, task: str) -> Any:
         raise UserFacingError(f"'Start from' names {folder}, which is not a model folder (a "
                               "folder with config.json, model.safetensors and tokenizer.json). "
                               f"Choose the folder of a {wanted} model, or clear 'Start from'.")
-    config = model_config_of(folder)
+    config = model_config_of(folder, next_sentence)
     if task == "masked_lm" and config.arch != "masked_lm":
         raise UserFacingError(f"{folder.name} is a {config.title.lower()} (GPT-2): it predicts "
                               "the next token and has no masked-LM head, so it cannot be "
@@ -94,10 +94,14 @@ def with_dropout(config: Any, dropout: float) -> Any:
 
 
 class PretrainedStart:
-    """Builds the folder's model with its weights, for one run."""
+    """Builds the folder's model with its weights, for one run (`next_sentence`: a BERT read
+    with its segment table and next-sentence head, which starts fresh where the folder has
+    none)."""
 
-    def __init__(self, folder: Path, dropout: float, task: str = "language_model") -> None:
+    def __init__(self, folder: Path, dropout: float, task: str = "language_model",
+                 next_sentence: bool = False) -> None:
         self.folder, self.dropout, self.task = folder, dropout, task
+        self.next_sentence = next_sentence
         self._weights: dict[str, Any] | None = None
 
     def build(self, tokenizer: Any, build: Callable[[Any], Any]):
@@ -109,13 +113,16 @@ class PretrainedStart:
                 f"This run starts from {self.folder.name}, but its corpus was read with the "
                 f"{tokenizer.kind} tokenizer; the model reads its own tokens. Train again: the "
                 "corpus is then read with the folder's tokenizer.")
-        config = with_dropout(folder_config(self.folder, self.task), self.dropout)
+        config = with_dropout(folder_config(self.folder, self.task, self.next_sentence),
+                              self.dropout)
         model = build(config)
         if any(p.is_meta for p in model.parameters()):
             return model  # the memory check's build: sizes only, no weights read for it
         if self._weights is None:
-            self._weights = open_model(self.folder)[1]
-        model.load_state_dict({k: torch.from_numpy(v) for k, v in self._weights.items()})
+            self._weights = open_model(self.folder, next_sentence=self.next_sentence)[1]
+        # open_model has checked every name: what is missing is a head the folder lacks
+        model.load_state_dict({k: torch.from_numpy(v) for k, v in self._weights.items()},
+                              strict=not self.next_sentence)
         return model
 
 
