@@ -88,5 +88,6 @@ def bert_input_example(first: str, second: str, is_next: bool, d: int = 4,
                 "inputs": corruption.inputs[0], "is_next": is_next},
         note="In pre-training, half the pairs are a sentence and the one after it (IsNext), "
              "half a sentence and a random one from elsewhere (NotNext). Change the seed to "
-             "draw another masking; the app's masked-LM task masks its sentences the same way "
-             "(it reads one sentence at a time, segment 0).")
+             "draw another masking; the app's masked-LM task masks its sentences the same way, "
+             "and with 'Next-sentence prediction' on it reads such pairs, with a learned "
+             "segment table and the IsNext / NotNext head on [CLS].")

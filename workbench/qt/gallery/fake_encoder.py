@@ -38,7 +38,14 @@ def fill_answer(text: str, first: str) -> FillMaskPrediction:
     masked = tuple(i for i, t in enumerate(tokens) if "[MASK]" in t)
     candidates = tuple((first, "be", "do") for _ in masked)
     probs = np.array([[0.5, 0.3, 0.1] for _ in masked])
-    return FillMaskPrediction(text, tokens, masked, candidates, probs)
+    if "|||" not in tokens:
+        return FillMaskPrediction(text, tokens, masked, candidates, probs)
+    # a pair: [CLS] A [SEP] B [SEP], segments 0 then 1, and a next-sentence guess
+    split = tokens.index("|||")
+    tokens = ("[CLS]", *tokens[:split], "[SEP]", *tokens[split + 1:], "[SEP]")
+    masked = tuple(i for i, t in enumerate(tokens) if "[MASK]" in t)
+    segments = tuple([0] * (split + 2) + [1] * (len(tokens) - split - 2))
+    return FillMaskPrediction(text, tokens, masked, candidates, probs, segments, 0.8)
 
 
 def answer(task: str, texts, settings=None):

@@ -6,6 +6,11 @@ sentence with [MASK] (one or more), optionally a second one to compare; each mas
 chart of its most likely tokens. With a comparison, the chart shows the union of both top
 lists, each token's probability in both sentences ("Likelihoods") or the first minus the second
 ("Differences").
+
+BERT's sentence pairs: "A ||| B" is read as [CLS] A [SEP] B [SEP], sentence A of segment 0 and B
+of segment 1 (the segment embedding added to each token's, with its position's). The line under
+the chart shows each token's segment and, for a model trained with next-sentence prediction,
+its probability that B follows A (IsNext); a pair needs no [MASK] for that.
 """
 
 from __future__ import annotations
@@ -24,6 +29,23 @@ from workbench.qt.widgets.task_guard import require_task
 
 DEFAULT_SENTENCE = "To be, or not to [MASK], that is the question"
 CHARTS = ("Likelihoods", "Differences")
+PAIR_SEPARATOR = "|||"  # core.tasks.sentence_pairs writes a pair so ("A ||| B")
+SUBSCRIPTS = str.maketrans("01", "₀₁")
+
+
+def pair_line(answer: FillMaskPrediction) -> str:
+    """The pair as read, each token with its segment as a subscript ([CLS]₀ to₀ … [SEP]₁), and
+    P(IsNext) where the model has next-sentence prediction; "" for one sentence."""
+    if not answer.segments:
+        return ""
+    read = " ".join(f"{t.strip()}{str(s).translate(SUBSCRIPTS)}"
+                    for t, s in zip(answer.tokens, answer.segments, strict=True))
+    if answer.is_next is None:
+        return (f"Read as a pair (segment ₀ = A, ₁ = B): {read}. This model has no "
+                "next-sentence head (train with 'Next-sentence prediction' on).")
+    verdict = "IsNext" if answer.is_next >= 0.5 else "NotNext"
+    return (f"Read as a pair (segment ₀ = A, ₁ = B): {read}. Next sentence: P(IsNext) = "
+            f"{answer.is_next:.0%}, so {verdict}.")
 
 
 def compared(first: FillMaskPrediction, second: FillMaskPrediction
@@ -45,7 +67,8 @@ class FillMaskPanel(InspectorPanel):
     perspective: ClassVar[str] = "Generate"
     area: ClassVar[str] = "bottom"
     probe_text: ClassVar[str] = DEFAULT_SENTENCE
-    probe_placeholder: ClassVar[str] = "A sentence with [MASK]"
+    probe_placeholder: ClassVar[str] = ("A sentence with [MASK], or a pair 'sentence A ||| "
+                                        "sentence B' (BERT's next-sentence prediction)")
     lesson_probes: ClassVar[bool] = False
 
     def __init__(self, controller, parent=None) -> None:
@@ -83,12 +106,13 @@ class FillMaskPanel(InspectorPanel):
         if not self.answers:
             return
         first = self.answers[0]
-        if len(self.answers) > 1:
+        if len(self.answers) > 1 and first.candidates and self.answers[1].candidates:
             self._draw_comparison(first, self.answers[1])
             return
         # one sentence: a group of bars per mask, its top tokens left to right
         labels, ticks = [], []
         x = 0
+        pair = pair_line(first)
         for m, (tokens, probs) in enumerate(zip(first.candidates, first.probs, strict=True)):
             xs = np.arange(len(tokens)) + x
             self.plot.addItem(pg.BarGraphItem(x=xs, height=probs, width=0.7,
@@ -98,8 +122,10 @@ class FillMaskPanel(InspectorPanel):
             x += len(tokens) + 1
         self.plot.getAxis("bottom").setTicks([ticks])
         self.plot.setLabel("left", "probability")
-        self.plot.setXRange(-0.6, x - 1.4, padding=0)
-        self.summary.setText("Most likely: " + "; ".join(labels))
+        if labels:
+            self.plot.setXRange(-0.6, x - 1.4, padding=0)
+        masks = "Most likely: " + "; ".join(labels) if labels else ""
+        self.summary.setText("\n".join(line for line in (masks, pair) if line))
 
     def _draw_comparison(self, first: FillMaskPrediction, second: FillMaskPrediction) -> None:
         tokens, a, b = compared(first, second)
