@@ -1,6 +1,6 @@
-"""File ▸ Export model as GPT-2 folder, with the real backend: an opened GPT-2 folder is
-written again as one (a notice names it); a model without GPT-2's settings is refused with the
-settings named, and no folder is made."""
+"""File ▸ Export model as Hugging Face folder, with the real backend: an opened GPT-2 folder is
+written again as one (a notice names it); a model no Hugging Face family holds (an LSTM) is
+refused saying which families the export writes, and no folder is made."""
 
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ def test_export_a_gpt2_folder_and_refuse_a_char_lstm(qtbot, settings, tmp_path):
     window.open_model(str(resource_path("models", "char-lstm")))
     qtbot.waitUntil(lambda: controller.snapshot.arch == "lstm", timeout=30_000)
     window.export_model(str(tmp_path / "lstm"))
-    qtbot.waitUntil(lambda: "cannot be written as a GPT-2 folder" in errors[-1], timeout=30_000)
-    assert "it is LSTM, not the transformer decoder" in errors[-1]
+    qtbot.waitUntil(lambda: "cannot be written as a Hugging Face folder" in errors[-1],
+                    timeout=30_000)
+    assert "it is LSTM" in errors[-1] and "as GPT-2 or Llama" in errors[-1]
     assert not (tmp_path / "lstm").exists()
     controller.shutdown()

@@ -1,6 +1,8 @@
 """`workbench export RUN_DIR --csv [--out FILE]`: a run's curves as CSV, for a spreadsheet,
-pandas or a plot of one's own. `workbench export MODEL --hf FOLDER`: a transformer trained
-with GPT-2's choices (or a fine-tuned GPT-2 folder) as a Hugging Face GPT-2 folder.
+pandas or a plot of one's own. `workbench export MODEL --hf FOLDER`: the model as a Hugging
+Face folder of its family (core/pretrained/export.py): a transformer decoder as GPT-2 or Llama,
+a BERT-shaped masked LM, classifier or tagger as BERT; a fine-tuned model folder goes back as
+the family it came from.
 
 Reads the run's metrics.jsonl (damaged lines are skipped and counted, as when the window opens
 a run) and writes one row per logged step, in the order they were logged:
@@ -38,17 +40,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "logged step)")
     parser.add_argument("--out", metavar="FILE", help="write here (default: standard output)")
     parser.add_argument("--hf", metavar="FOLDER", help="write the model (a run folder or "
-                        "checkpoint) as a Hugging Face GPT-2 folder, created here")
+                        "checkpoint) as a Hugging Face folder (GPT-2, Llama or BERT, as the "
+                        "model is), created here")
     return parser
 
 
 def export_hf(model: str, folder: str) -> int:
     from workbench.app.generate_cli import open_checkpoint
     from workbench.core.jobs import UserFacingError
-    from workbench.core.pretrained.export import export_gpt2
+    from workbench.core.pretrained.export import export_hf
 
     try:
-        out = export_gpt2(open_checkpoint(Path(model).expanduser()), Path(folder))
+        out = export_hf(open_checkpoint(Path(model).expanduser()), Path(folder))
     except UserFacingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -106,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         return export_hf(args.run, args.hf)
     if not args.csv:
         print("Choose a format: --csv (the curves as CSV) or --hf FOLDER (the model as a "
-              "GPT-2 folder).", file=sys.stderr)
+              "Hugging Face folder).", file=sys.stderr)
         return 2
     from workbench.core.jobs import UserFacingError
     from workbench.core.training.runs import read_run

@@ -185,7 +185,7 @@ class InspectionBackend:
         return JobSpec("Reading a test sentence", job)
 
     def export_hf_job(self, snapshot: Snapshot, folder: str | Path) -> JobSpec:
-        """A query writing the snapshot as a Hugging Face GPT-2 folder (File ▸ Export)."""
+        """A query writing the snapshot as a Hugging Face folder (File ▸ Export)."""
         return export_hf_job(snapshot, folder)
 
     def load_checkpoint_job(self, path: str | Path) -> JobSpec:
@@ -203,12 +203,13 @@ class InspectionBackend:
 
 
 def export_hf_job(snapshot: Snapshot, folder: str | Path) -> JobSpec:
-    """A job writing the snapshot as a GPT-2 folder; its result is the folder's path."""
+    """A job writing the snapshot as a Hugging Face folder of its family (GPT-2, Llama or
+    BERT); its result is the folder's path."""
 
     def job(control: JobControl) -> Iterator[Event]:
-        from workbench.core.pretrained.export import export_gpt2
+        from workbench.core.pretrained.export import export_hf
 
-        yield JobFinished(result=str(export_gpt2(snapshot, Path(folder))))
+        yield JobFinished(result=str(export_hf(snapshot, Path(folder))))
 
     return JobSpec(f"Export {Path(folder).name}", job)
 

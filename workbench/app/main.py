@@ -19,7 +19,7 @@ HEADLESS_COMMANDS = {"train": "workbench.app.train_cli", "generate": "workbench.
                      "vectors": "workbench.app.vectors_cli",
                      "evaluate": "workbench.app.evaluate_cli",
                      "predict": "workbench.app.predict_cli",
-                     "export": "workbench.app.export_cli"}  # a run's curves as CSV, a GPT-2 folder
+                     "export": "workbench.app.export_cli"}  # a run's curves as CSV, a HF folder
 
 
 def build_parser() -> argparse.ArgumentParser:

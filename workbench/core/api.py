@@ -160,7 +160,8 @@ class InspectionApi(Protocol):
     def load_checkpoint_job(self, path: str | Path) -> JobSpec[Snapshot]: ...
 
     def export_hf_job(self, snapshot: Snapshot, folder: str | Path) -> JobSpec[str]:
-        """Write the snapshot's transformer as a Hugging Face GPT-2 folder (its path)."""
+        """Write the snapshot's model as a Hugging Face folder of its family, GPT-2, Llama
+        or BERT (its path)."""
         ...
 
     def answer_job(self, snapshot: Snapshot, texts: list[str] | str,

@@ -48,13 +48,14 @@ class WindowMenus(QMainWindow):
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         open_model = _action("Open &model…", self, "Ctrl+Alt+O")
         open_model.setToolTip("A checkpoint (a run's .json or .safetensors, or a sample model), "
-                              "or a file of a Hugging Face GPT-2 folder, for every inspector "
-                              "and console")
+                              "or a file of a Hugging Face GPT-2, Llama or BERT folder, for "
+                              "every inspector and console")
         open_model.triggered.connect(self.open_model_dialog)
         file_menu.addAction(open_model)
-        export_model = _action("&Export model as GPT-2 folder…", self, "")
-        export_model.setToolTip("Write the model the inspectors show as a Hugging Face GPT-2 "
-                                "folder (a transformer with GPT-2's settings)")
+        export_model = _action("&Export model as Hugging Face folder…", self, "")
+        export_model.setToolTip("Write the model the inspectors show as a Hugging Face folder "
+                                "of its family: a transformer decoder with GPT-2's or Llama's "
+                                "settings, a BERT-shaped masked LM, classifier or tagger")
         export_model.triggered.connect(self.export_model_dialog)
         file_menu.addAction(export_model)
         file_menu.addSeparator()
@@ -115,13 +116,14 @@ class WindowMenus(QMainWindow):
             self.open_model(path)
 
     def export_model_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "New folder for the GPT-2 model")
+        path, _ = QFileDialog.getSaveFileName(self, "New folder for the Hugging Face model")
         if path:
             self.export_model(path)
 
     def export_model(self, folder: str) -> bool:
-        """Write the session's model as a GPT-2 folder off the GUI thread; a model without
-        GPT-2's settings is refused with each setting named."""
+        """Write the session's model as a Hugging Face folder of its family (GPT-2, Llama or
+        BERT) off the GUI thread; a model no family's class holds is refused with each
+        setting named."""
         snapshot = self.controller.snapshot
         if snapshot is None:
             self.controller.report_error("No model to export: train one or open a checkpoint "
@@ -129,7 +131,8 @@ class WindowMenus(QMainWindow):
             return False
         spec = self.controller.backend.inspection.export_hf_job(snapshot, folder)
         return self.controller.run_query(spec, on_result=lambda path: self.controller.notice.emit(
-            f"Written {path}: transformers opens it with GPT2LMHeadModel.from_pretrained."))
+            f"Written {path}: transformers opens it with from_pretrained (its config.json "
+            "names the class)."))
 
     def open_model(self, path: str) -> bool:
         """Load a checkpoint off the GUI thread; it becomes the session's model, which every
