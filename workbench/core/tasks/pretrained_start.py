@@ -1,7 +1,7 @@
-"""A language model (a GPT-2 folder), or a masked LM, classifier or tagger (a BERT folder), that
-starts from a Hugging Face model folder (fine-tuning), instead of the Architecture panel's new
-model: the folder's sizes and weights, and the text read with the folder's own tokenizer. (The
-classifier's and tagger's encoder is read by `bert_encoder`.)
+"""A language model (a GPT-2 or Llama folder), or a masked LM, classifier or tagger (a BERT
+folder), that starts from a Hugging Face model folder (fine-tuning), instead of the Architecture
+panel's new model: the folder's sizes and weights, and the text read with the folder's own
+tokenizer. (The classifier's and tagger's encoder is read by `bert_encoder`.)
 
 The memory check's build on the meta device reads no weights; the real build reads them once.
 A resumed run reads the folder again (its checkpoint's weights then replace the folder's), so
@@ -39,7 +39,7 @@ def language_model_config(folder: Path) -> Any:
 
 
 # the tasks that read a BERT folder's encoder (both sides of every token); the language model
-# reads a GPT-2 folder
+# reads a GPT-2 or Llama folder
 ENCODER_TASKS = ("masked_lm", "classify", "tag")
 _AS = {"masked_lm": "fine-tuned by masked-LM", "classify": "the encoder of a classifier",
        "tag": "the encoder of a tagger"}
@@ -47,34 +47,34 @@ _AS = {"masked_lm": "fine-tuned by masked-LM", "classify": "the encoder of a cla
 
 def folder_config(folder: Path, task: str, next_sentence: bool = False) -> Any:
     """The model config of the folder a run of `task` starts from; `UserFacingError` for a
-    path that is no model folder, or a folder whose model does the other task (a GPT-2 folder
-    predicts the next token, a BERT folder fills in blanks)."""
+    path that is no model folder, or a folder whose model does the other task (a GPT-2 or
+    Llama folder predicts the next token, a BERT folder fills in blanks)."""
     from workbench.core.pretrained import model_config_of, model_folder_of
 
-    wanted = "BERT" if task in ENCODER_TASKS else "GPT-2"
+    wanted = "BERT" if task in ENCODER_TASKS else "GPT-2 or Llama"
     if model_folder_of(folder) is None:
         raise UserFacingError(f"'Start from' names {folder}, which is not a model folder (a "
                               "folder with config.json, model.safetensors and tokenizer.json). "
                               f"Choose the folder of a {wanted} model, or clear 'Start from'.")
     config = model_config_of(folder, next_sentence)
     if task == "masked_lm" and config.arch != "masked_lm":
-        raise UserFacingError(f"{folder.name} is a {config.title.lower()} (GPT-2): it predicts "
-                              "the next token and has no masked-LM head, so it cannot be "
-                              "fine-tuned by masked-LM. Choose the folder of a BERT model, or "
-                              "clear 'Start from'.")
+        raise UserFacingError(f"{folder.name} is a {config.title.lower()}, a language model "
+                              "(GPT-2's or Llama's kind): it predicts the next token and has no "
+                              "masked-LM head, so it cannot be fine-tuned by masked-LM. Choose "
+                              "the folder of a BERT model, or clear 'Start from'.")
     if task in ENCODER_TASKS and config.arch != "masked_lm":
         # a decoder's state at a word has read only the words before it: a label or a tag
         # read from it would miss the rest of the sentence, which an encoder task assumes
         raise UserFacingError(f"{folder.name} is a {config.title.lower()}, a language model "
-                              "(GPT-2's kind): it reads left to right, so its state at a word "
-                              "has not seen the words after it, and it cannot be "
+                              "(GPT-2's or Llama's kind): it reads left to right, so its state "
+                              "at a word has not seen the words after it, and it cannot be "
                               f"{_AS[task]}, which reads the whole sentence. Choose the folder "
                               "of a BERT model, or clear 'Start from'.")
     if task not in ENCODER_TASKS and not getattr(type(config), "language_model", False):
         raise UserFacingError(f"{folder.name} is a {config.title.lower()} (BERT): it fills in "
                               "blanks and does not predict the next token, so it cannot be "
                               "fine-tuned as a language model. Choose the folder of a GPT-2 "
-                              "model, or clear 'Start from'.")
+                              "or Llama model, or clear 'Start from'.")
     return config
 
 
