@@ -167,3 +167,22 @@ def test_a_classifiers_hard_batch_is_no_spike_but_a_blow_up_is():
     for step in range(1, 300):
         steady.record_good(step, 1.0, model, optimizer, None)
     assert "gradient norm" in steady.problem(3.0, 60.0)
+
+
+def test_a_rollback_restores_what_trains_and_copies_no_frozen_weight():
+    """Frozen weights (a LoRA run's whole pretrained model, a frozen embedding) never change,
+    so the guard's copies leave them out: two copies of a pretrained model tripled its memory.
+    A rollback still restores every weight that trains."""
+    model = torch.nn.Sequential(torch.nn.Embedding(10, 4), torch.nn.Linear(4, 3))
+    model[0].weight.requires_grad_(False)
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=0.1)
+    guard = DivergenceGuard(spike_factor=10.0)
+    guard.keep(5, model, optimizer, None)
+    assert set(guard.good.model) == {"1.weight", "1.bias"}  # the embedding is not copied
+    kept = model[1].weight.detach().clone()
+    frozen = model[0].weight.detach().clone()
+    model(torch.tensor([[1, 2]])).sum().backward()
+    optimizer.step()
+    assert not torch.equal(model[1].weight, kept)
+    guard.roll_back(6, "a test", model, optimizer)
+    assert torch.equal(model[1].weight, kept) and torch.equal(model[0].weight, frozen)

@@ -125,7 +125,7 @@ class DivergenceGuard:
 
     def keep(self, step: int, model, optimizer, state: Any, tokens_seen: int = 0) -> None:
         """Copy what a rollback restores (`step` is the step the copy resumes at)."""
-        self.good = GoodState(step, copy.deepcopy(model.state_dict()),
+        self.good = GoodState(step, changing_weights(model),
                               copy.deepcopy(optimizer.state_dict()), _copy_state(state),
                               rng_state(model_device(model)), tokens_seen)
 
@@ -146,7 +146,7 @@ class DivergenceGuard:
 
     def keep_best(self, step: int, model, optimizer, state: Any, tokens_seen: int) -> None:
         """Copy the state of a new best validation (what a validation rollback restores)."""
-        self.best = GoodState(step, copy.deepcopy(model.state_dict()),
+        self.best = GoodState(step, changing_weights(model),
                               copy.deepcopy(optimizer.state_dict()), _copy_state(state),
                               rng_state(model_device(model)), tokens_seen)
 
@@ -167,7 +167,30 @@ class DivergenceGuard:
                 f"halving the learning rate each time. Lower the learning rate, set a gradient "
                 "clip, or use a smaller model, then start again.")
         self.lr_scale *= 0.5
-        model.load_state_dict(self.good.model)
+        restore_weights(model, self.good.model)
         optimizer.load_state_dict(self.good.optimizer)
         set_rng_state(self.good.rng, model_device(model))
         return self.good
+
+
+def _frozen_names(model) -> set[str]:
+    return {name for name, p in model.named_parameters(remove_duplicate=False)
+            if not p.requires_grad}
+
+
+def changing_weights(model) -> dict[str, torch.Tensor]:
+    """A copy of what a step can change: the trainable parameters and the buffers. Frozen
+    weights never change, so they are not copied: in a LoRA run that is the whole pretrained
+    model, which two copies (the last good state and the best validation's) tripled in memory."""
+    frozen = _frozen_names(model)
+    return {name: tensor.detach().clone() for name, tensor in model.state_dict().items()
+            if name not in frozen}
+
+
+def restore_weights(model, saved: dict[str, torch.Tensor]) -> None:
+    """Load a `changing_weights` copy back; the frozen weights are the ones already there."""
+    missing, unexpected = model.load_state_dict(saved, strict=False)
+    stray = set(missing) - _frozen_names(model)
+    if stray or unexpected:  # a bug, not a user's error: the copy and the model disagree
+        raise RuntimeError(f"The rollback copy does not fit the model (missing "
+                           f"{sorted(stray)[:3]}, unexpected {sorted(unexpected)[:3]}).")

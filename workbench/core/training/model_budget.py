@@ -19,10 +19,13 @@ import torch
 
 from workbench.core.jobs import UserFacingError
 
-# bytes per parameter while training: float32 weights, gradients and AdamW's two moments
-TRAINING_BYTES = 16
+# bytes per trained parameter: float32 weights, gradients and AdamW's two moments (16), and
+# the divergence guard's two copies of weights and moments (the last good state and the best
+# validation's, training/guard.py: 24)
+TRAINING_BYTES = 40
 INFERENCE_BYTES = 8  # weights plus a working copy (snapshots keep a numpy copy)
-FROZEN_BYTES = 4  # a weight that does not train (LoRA's base model): no gradient, no moments
+FROZEN_BYTES = 4  # a weight that does not train (LoRA's base model): no gradient, no moments,
+# and the guard does not copy it
 FREE_SHARE = 0.8  # of the memory available now, what a model may take
 
 

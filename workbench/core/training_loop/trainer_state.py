@@ -36,6 +36,7 @@ from workbench.core.training import (
     runs,
 )
 from workbench.core.training.checkpoint_meta import check_run_fields
+from workbench.core.training.guard import restore_weights
 from workbench.core.training.schedules import lr_at
 from workbench.core.training.setup import load_optimizer_state, rng_state, set_rng_state
 from workbench.core.training.tensorboard_log import open_run_log
@@ -233,7 +234,7 @@ class RunState:
         over (its latest checkpoint written), so the live model may take the best weights."""
         which, at = "latest", self.step
         if self.guard.best is not None:  # the best of this session, as saved
-            self.model.load_state_dict(self.guard.best.model)
+            restore_weights(self.model, self.guard.best.model)
             which, at = "best", self.guard.best.step
         elif self.best_step >= 0 and (self.checkpoint_dir / "best.json").is_file():
             saved = checkpoints.load_checkpoint(self.checkpoint_dir / "best.json")
