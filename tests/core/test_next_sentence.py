@@ -18,6 +18,7 @@ from workbench.core.tasks import build_task
 from workbench.core.tasks.next_sentence import pair_loss
 from workbench.core.tasks.sentence_pairs import (
     BLOCK,
+    PAIR_SEPARATOR,
     make_pairs,
     split_blocks,
 )
@@ -173,3 +174,23 @@ def test_a_pair_needs_the_transformer_encoder():
     gru = config_to_dict(GruConfig(vocab_size=30, embedding_size=8, hidden_size=8))
     problems = masked_lm_model(gru, next_sentence=True).problems()
     assert any("transformer encoder" in p for p in problems)
+
+
+def test_a_sentence_may_be_several_consecutive_lines(tmp_path):
+    """`sentence_lines`: A and B are spans of consecutive lines (a block's last span may be
+    shorter), B the span right after A when IsNext."""
+    lines = [f"line {i} of the play" for i in range(200)]
+    (tmp_path / "lines.txt").write_text("\n".join(lines))
+    config = MaskedLmTaskConfig(dataset="file", path=str(tmp_path / "lines.txt"), min_words=2,
+                                val_fraction=0.2, next_sentence=True, max_length=64,
+                                sentence_lines=3)
+    data, _ = prepared(config, training())
+    for row, ((label, start), text) in enumerate(zip(data.train.targets, data.train.texts,
+                                                     strict=True)):
+        first, second = (part.split(" of the play")[:-1]
+                         for part in text.split(f" {PAIR_SEPARATOR} "))
+        a = [int(n.split()[-1]) for n in first]
+        b = [int(n.split()[-1]) for n in second]
+        assert a == list(range(a[0], a[0] + len(a))) and 1 <= len(a) <= 3
+        assert data.train.ids[row][start - 1] == 3  # the first [SEP] ends A
+        assert (b[0] == a[-1] + 1) == (label == 0)

@@ -242,6 +242,11 @@ class MaskedLmTaskConfig(_EncoderTaskBase):
                                 "of the same split otherwise (NotNext); segment embeddings tell "
                                 "A from B, a head on the [CLS] state says which, and its loss "
                                 "adds to the masked-LM loss. Needs the transformer encoder.")
+    sentence_lines: int = param(1, "Lines per sentence", "Next-sentence prediction: how many "
+                                "consecutive lines make one sentence A or B. BERT's "
+                                "'sentences' are spans of contiguous text (Devlin et al. 2019, "
+                                "sec. 3.1): a longer span gives more to tell a continuation by.",
+                                min=1, max=16, advanced=True)
     val_fraction: float = _val_fraction()
     max_length: int = _max_length()
     # a BERT model folder to fine-tune (its sizes, weights and tokenizer replace the panel's

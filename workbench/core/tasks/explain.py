@@ -175,6 +175,13 @@ def fill_mask(model, vocabulary: dict, text: str, top_k: int = TOP_K) -> FillMas
                               f"'To be, or not to {MASK_TEXT}'.")
     if len(ids) > MAX_TOKENS:
         raise UserFacingError(f"The sentence is {len(ids)} tokens long; at most {MAX_TOKENS}.")
+    # a transformer encoder's positions end at its context length (its [CLS] vector takes one)
+    config = getattr(getattr(model, "encoder", None), "config", None)
+    limit = int(getattr(config, "context_length", 0) or 0) - int(getattr(config, "cls_token",
+                                                                         False))
+    if limit > 0 and len(ids) > limit:
+        raise UserFacingError(f"The text is {len(ids)} tokens long as the model reads it; "
+                              f"this model reads at most {limit}. Shorten it.")
     is_next = None
     with eval_mode(model):
         device = model_device(model)

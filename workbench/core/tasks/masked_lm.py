@@ -26,7 +26,7 @@ from workbench.core.data.masking import corrupt
 from workbench.core.data.sentences import read_sentences
 from workbench.core.data.splits import split_indices
 from workbench.core.events import JobFinished, Notice, Progress
-from workbench.core.jobs import JobSpec
+from workbench.core.jobs import JobSpec, UserFacingError
 from workbench.core.resources import full_corpus_path
 from workbench.core.tasks.base import IGNORE_INDEX, register_task
 from workbench.core.tasks.encoder_task import EncoderData, EncoderTask, Split
@@ -90,7 +90,8 @@ class MaskedLmTask(EncoderTask):
                 strict=True)}
             for which, part in enumerate(blocks):
                 split, n_cut = pair_split(part, lines, encoded, words.tokenizer,
-                                          config.max_length, seed, which)
+                                          config.max_length, seed, which,
+                                          int(getattr(config, "sentence_lines", 1)))
                 splits.append(split)
                 cut += n_cut
             notes = [f"{len(splits[0]):,} training and {len(splits[1]):,} validation pairs "
@@ -185,11 +186,17 @@ class MaskedLmTask(EncoderTask):
         text = split.texts[step % len(split)]
         first, _, second = text.partition(f" {PAIR_SEPARATOR} ")
         words = first.split()
+        if second:  # each sentence's first words: the pair then fits the model's context
+            keep = max(1, self.config.max_length // 4)
+            words, second = words[:keep], " ".join(second.split()[:keep])
         middle = len(words) // 2
         probe = " ".join([*words[:middle], MASK_TEXT, *words[middle + 1:]])
         if second:  # the pair as the model reads it, and its IsNext guess against the truth
             probe = f"{probe} {PAIR_SEPARATOR} {second}"
-        answer = fill_mask(model, self.vocabulary(), probe, top_k=3)
+        try:
+            answer = fill_mask(model, self.vocabulary(), probe, top_k=3)
+        except UserFacingError as exc:  # a held-out line longer than the model reads
+            return f"{probe}\n  ({exc})"
         guesses = ", ".join(f"{c!r} {p:.0%}" for c, p in zip(answer.candidates[0],
                                                              answer.probs[0], strict=True))
         shown = f"{probe}\n  [MASK] = {words[middle]!r}; the model: {guesses}"

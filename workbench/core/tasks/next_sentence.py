@@ -31,18 +31,26 @@ _PAIR_STREAM = 7  # the random stream that draws the pairs, apart from the maski
 
 
 def pair_split(blocks: list[list[int]], lines, encoded: dict[int, list[int]], tokenizer,
-               max_length: int, seed: int, which: int) -> tuple[Split, int]:
+               max_length: int, seed: int, which: int, span: int = 1) -> tuple[Split, int]:
     """The pairs of one split's blocks, framed: ids, targets (label, where B starts) and the
-    texts "A ||| B"; and how many pairs were cut to `max_length`."""
+    texts "A ||| B"; and how many pairs were cut to `max_length`. A "sentence" A or B is
+    `span` consecutive lines of a block (BERT's are spans of contiguous text)."""
     cls, sep = pair_specials(tokenizer)
     rng = np.random.default_rng([seed, _PAIR_STREAM, which])
+    spans: list[list[int]] = []  # line indices of each span; blocks of span indices next
+    span_blocks = []
+    for block in blocks:
+        span_blocks.append(list(range(len(spans), len(spans) + -(-len(block) // span))))
+        spans.extend(block[i:i + span] for i in range(0, len(block), span))
+    text = [" ".join(lines[i] for i in part) for part in spans]
     ids, targets, texts, cut = [], [], [], 0
-    for pair in make_pairs(blocks, lines, rng):
-        row, start, was_cut = frame_pair(encoded[pair.first], encoded[pair.second], cls, sep,
-                                         max_length)
+    for pair in make_pairs(span_blocks, text, rng):
+        first = [t for i in spans[pair.first] for t in encoded[i]]
+        second = [t for i in spans[pair.second] for t in encoded[i]]
+        row, start, was_cut = frame_pair(first, second, cls, sep, max_length)
         ids.append(row)
         targets.append((IS_NEXT if pair.is_next else NOT_NEXT, start))
-        texts.append(f"{lines[pair.first]} {PAIR_SEPARATOR} {lines[pair.second]}")
+        texts.append(f"{text[pair.first]} {PAIR_SEPARATOR} {text[pair.second]}")
         cut += was_cut
     return Split(ids, targets, texts), cut
 
