@@ -99,3 +99,41 @@ def test_the_overlay_keeps_the_latest_runs_and_their_colours(qtbot, panel):
     assert len(panel.plot.getPlotItem().listDataItems()) == 2 * MAX_RUNS
     assert {run: colour_of(run) for run in colours} == colours  # nobody's colour moved
     assert len({colour_of(run) for run in runs}) == MAX_RUNS  # and no two runs share one
+
+
+def test_a_transformers_curves_are_its_residual_streams_beside_a_recurrent_run(qtbot, panel):
+    """A transformer decoder's curves are ‖∂L_T/∂x_t^(l)‖ of the stream entering each block,
+    titled and labelled so, with the card that says why nothing fades going back; beside an
+    LSTM run the plot says both are shown."""
+    from workbench.qt.gallery.fake_traces import transformer_trace
+    from workbench.qt.panels.gradients import MIXED_TITLE, STREAM_TITLE
+
+    publish(qtbot, panel, 100, run="gpt2", arch="transformer", run_dir="/runs/gpt2")
+    curves = dict(panel.curves())
+    trace = transformer_trace(100)
+    assert list(curves) == ["gpt2 (transformer) @ 100: block 0 input (embeddings)",
+                            "gpt2 (transformer) @ 100: block 1 input"]
+    assert np.allclose(curves["gpt2 (transformer) @ 100: block 1 input"],
+                       trace.extras["grad_norm/block 1 input"])
+    item = panel.plot.getPlotItem()
+    assert item.titleLabel.text == STREAM_TITLE
+    assert item.getAxis("left").labelText == "‖∂L_T/∂x_t^(l)‖"
+    assert item.getAxis("bottom").labelText == "position t (probe token)"
+    assert "no product of Jacobians" in panel.card.text()
+    assert panel.message.text() == ""
+    publish(qtbot, panel, 50, run="lstm-run", run_dir="/runs/lstm")
+    assert len(panel.curves()) == 4 and item.titleLabel.text == MIXED_TITLE
+    assert "∂h_t" in item.getAxis("left").labelText and "∂x_t" in item.getAxis("left").labelText
+    assert "U<sup>T</sup>" in panel.card.text()  # the latest probe's card: the recurrent one
+
+
+def test_a_transformer_encoder_is_refused_with_the_reason(panel):
+    from dataclasses import replace
+
+    from workbench.qt.gallery.fake_traces import transformer_trace
+    from workbench.qt.panels.gradients import ENCODER_REFUSAL
+
+    trace = transformer_trace(100)  # no next-token extras: an encoder's probe
+    panel.show_trace(replace(trace, extras={k: v for k, v in trace.extras.items()
+                                            if not k.startswith("grad_norm/")}))
+    assert panel.message.text() == ENCODER_REFUSAL and not panel.curves()

@@ -9,7 +9,9 @@ model's own weights) and adds to `Trace.extras`, so the Qt room receives one tor
   "pca_path" (T, 2), "pca_explained" (2,)  last layer's states projected by PCA
   "saturation/<layer>/<gate>" (H, 2) fractions of steps with the gate < 0.1 and > 0.9
   "head_stats/<layer>" (nh, 4)       entropy, mean distance, previous- and first-token scores
-  "grad_norm/<layer>" (T-1,)         ||dL_T/dh_t||, L_T the last prediction's loss (recurrent)
+  "grad_norm/<layer>" (T-1,)         ||dL_T/dh_t||, L_T the last prediction's loss (recurrent);
+                                     a transformer decoder's ||dL_T/dx_t^(l)||, x^(l) the residual
+                                     stream entering block l ("block l input")
   "step" ()                          the training step of the snapshot probed
 """
 
@@ -102,7 +104,8 @@ def _next_token_extras(trace: Trace, tokenizer: Any, top_k: int) -> dict[str, np
 def gradient_norms(model: Any, ids: list[int]) -> dict[str, np.ndarray]:
     """||dL_T/dh_t|| per layer along the probe, L_T the loss of its last prediction, from the
     model's own `hidden_gradients`: how far back through time one loss reaches (the
-    vanishing-gradient picture). Models without recurrent state have no such method."""
+    vanishing-gradient picture); a transformer decoder's are its residual stream's
+    (`transformer_gradients`). Models with neither have no such method."""
     import torch
 
     if hasattr(model, "decision_gradients"):  # an encoder's task model: its own decision

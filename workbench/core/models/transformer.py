@@ -34,11 +34,8 @@ from workbench.core.models.base import (
     token_labels,
 )
 from workbench.core.models.registry import register_builder
-from workbench.core.models.transformer_parts import (
-    kv_heads_of,
-    make_norm,
-    split_heads,
-)
+from workbench.core.models.transformer_gradients import stream_gradients
+from workbench.core.models.transformer_parts import kv_heads_of, make_norm, split_heads
 from workbench.core.trace import LayerTrace, Trace
 
 ACTIVATIONS = {
@@ -234,6 +231,8 @@ class TransformerLM(TokenPositions, SequenceModel):
         for block in self.blocks:
             x = block(x, None, turn)
         return self.head(self.final_norm(x)), None
+
+    hidden_gradients = stream_gradients  # the probe's curves (transformer_gradients: what, why)
 
     def forward_cached(self, tokens: torch.Tensor, cache):
         """Generation: logits of `tokens` after the cached ones, and the grown cache."""

@@ -69,6 +69,11 @@ def transformer_trace(step: int = 100, heads: int = 4, layers: int = 2, d: int =
         out.append(LayerTrace(name, "attention", {"attn": attn, "scores": scores,
                                                   "resid": rng.normal(0, 1, (t, d))}))
         extras[f"head_stats/{name}"] = rng.random((heads, 4))
+        # ‖∂L_T/∂x_t‖ of the stream entering the block: flat going back, the last one large
+        grads = np.random.default_rng(step + index).uniform(0.2, 0.4, t - 1)  # rng's draws kept
+        grads[-1] = 3.0
+        extras["grad_norm/" + ("block 0 input (embeddings)" if index == 0
+                               else f"block {index} input")] = grads
     pos = np.arange(t)[:, None] / 10000 ** (2 * (np.arange(d)[None, :] // 2) / d)
     extras["positional"] = np.where(np.arange(d) % 2 == 0, np.sin(pos), np.cos(pos))
     return Trace(np.arange(t), PROBE, rng.normal(0, 1, (t, 10)), out, extras=extras)

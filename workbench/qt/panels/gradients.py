@@ -1,11 +1,14 @@
-"""Gradient through time: ‖∂L/∂h_t‖ against t for each recurrent layer, along the probe.
+"""Gradient through time: ‖∂L/∂h_t‖ against t for each recurrent layer, along the probe; for
+a transformer decoder ‖∂L_T/∂x_t^(l)‖, the residual stream entering each block.
 
 The curve shows how much the probe's loss still depends on the state at each earlier step:
 falling steeply going back is the vanishing gradient, rising the exploding one (SEEDS.md 4.2
 figure 12). Each new snapshot replaces its run's curves; curves of other runs stay, so the
-Elman RNN, LSTM and GRU runs a user opened can be compared on one plot. The latest MAX_RUNS runs
-stay: a lesson's dozen restarted runs made a legend taller than the plot, and every curve's
-markers were painted again on each probe (bench_soak's stalls grew with the runs).
+Elman RNN, LSTM and GRU runs a user opened can be compared on one plot, and beside them a
+transformer's (GPT-2's, a Llama's): no fading going back, every position is one attention
+hop away. The latest MAX_RUNS runs stay: a lesson's dozen restarted runs made a legend taller
+than the plot, and every curve's markers were painted again on each probe (bench_soak's stalls
+grew with the runs).
 """
 
 from __future__ import annotations
@@ -32,6 +35,15 @@ LAYER_STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine
 
 LM_TITLE = "‖∂L_T/∂h_t‖: how far back the last prediction's loss reaches"
 ENCODER_TITLE = "‖∂L/∂h_t‖: how far along the sentence the model's decision reaches"
+STREAM_TITLE = "‖∂L_T/∂x_t^(l)‖: how much the last prediction's loss depends on the stream at t"
+MIXED_TITLE = "‖∂L_T/∂h_t‖ (recurrent) beside ‖∂L_T/∂x_t^(l)‖ (transformer)"
+# why a transformer encoder has no curve: the view's question is how far back one prediction
+# reaches, and an encoder makes none at the end that only the past feeds
+ENCODER_REFUSAL = (
+    "Gradient through time covers recurrent models and transformer decoders. A transformer "
+    "encoder makes no last prediction fed by the past alone: every position reads the whole "
+    "sentence, both ways, in every block, so there is no 'back' for the gradient to reach. "
+    "Its Attention heatmaps show what each position reads.")
 
 
 class GradientsPanel(InspectorPanel):
@@ -47,6 +59,7 @@ class GradientsPanel(InspectorPanel):
         self.current = ""  # the run of the latest snapshot
         self.probed: dict[str, int] = {}  # run -> when it was last probed (a counter)
         self.colours: dict[str, int] = {}  # run -> its colour, kept while it stays
+        self.streams: dict[str, bool] = {}  # run -> whether its curves are a transformer's
         self.tokens: list[str] = []
         self.title_text = LM_TITLE
         self.log_scale = QCheckBox("Log scale")
@@ -60,8 +73,7 @@ class GradientsPanel(InspectorPanel):
                          "runs by itself.")
         clear.clicked.connect(self.clear_other_runs)
         self.plot = readable(pg.PlotWidget(background="w", axisItems=log_axes("left")))
-        self.plot.setLabel("bottom", "time step t (probe token)")
-        self.plot.setLabel("left", "‖∂L_T/∂h_t‖")
+        self._axis_labels = ("", "")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.legend = self.plot.addLegend(offset=(-5, 5))
         # (run folder, layer) -> its curve, kept from probe to probe
@@ -84,11 +96,19 @@ class GradientsPanel(InspectorPanel):
         label = (snapshot.run_name or snapshot.arch) if snapshot is not None else "model"
         if snapshot is not None and snapshot.arch and snapshot.arch not in label:
             label = f"{label} ({snapshot.arch})"
+        # a transformer's layers are attention blocks: its curves are the residual stream's
+        stream = any(layer.kind == "attention" for layer in trace.layers)
         if not norms:
-            self.show_message("This model has no recurrent state to differentiate: "
-                              "gradient through time is for RNN, LSTM and GRU.")
+            encoder = stream and "topk_ids" not in trace.extras
+            self.show_message(
+                ENCODER_REFUSAL if encoder else
+                "The probe needs two tokens or more: the curves are of the last prediction's "
+                "loss." if len(trace.token_text) < 2 else
+                "This model has no state to differentiate: gradient through time is for RNN, "
+                "LSTM, GRU and transformer decoders.")
             return
         self.tokens = list(trace.token_text)
+        self.card.setText(card_html("gradient_stream" if stream else "gradient"))
         # an encoder's gradient follows its decision (a label, or the last word's tag) back
         # along the sentence in both directions; a language model's its last prediction
         self.title_text = ENCODER_TITLE if "topk_ids" not in trace.extras else LM_TITLE
@@ -97,6 +117,7 @@ class GradientsPanel(InspectorPanel):
             label = f"{label} [{Path(key).name}]"  # the same name, another folder
         self.runs[key] = (label, int(trace.extras.get("step", 0)), norms)
         self.current = key
+        self.streams[key] = stream
         self.probed[key] = max(self.probed.values(), default=0) + 1
         while len(self.runs) > MAX_RUNS:
             oldest = min((k for k in self.runs if k != key), key=self.probed.__getitem__)
@@ -106,7 +127,7 @@ class GradientsPanel(InspectorPanel):
         self._draw()
 
     def _forget(self, key: str) -> None:
-        for table in (self.runs, self.probed, self.colours):
+        for table in (self.runs, self.probed, self.colours, self.streams):
             table.pop(key, None)
 
     def clear_other_runs(self) -> None:
@@ -164,7 +185,18 @@ class GradientsPanel(InspectorPanel):
         every = max(1, len(shown) // 40)
         self.plot.getAxis("bottom").setTicks(
             [[(i, text) for i, text in enumerate(shown)][::every]])
-        set_title(self.plot, self.title_text)
+        kinds = {self.streams.get(key, False) for key in self.runs} or {False}
+        # a transformer's curves are a decoder's (an encoder's are refused above)
+        title = {frozenset({True}): STREAM_TITLE, frozenset({True, False}): MIXED_TITLE}.get(
+            frozenset(kinds), self.title_text)  # mixed: a recurrent run beside a transformer
+        set_title(self.plot, title)
+        left = " and ".join(name for name, kind in (("‖∂L_T/∂h_t‖", False),
+                                                    ("‖∂L_T/∂x_t^(l)‖", True)) if kind in kinds)
+        bottom = "position t (probe token)" if kinds == {True} else "time step t (probe token)"
+        if (left, bottom) != self._axis_labels:  # setting a label lays the plot out again
+            self.plot.setLabel("left", left)
+            self.plot.setLabel("bottom", bottom)
+            self._axis_labels = (left, bottom)
 
     def _data(self):
         curves = self.curves()

@@ -40,6 +40,25 @@ c<sub>t</sub> = f<sub>t</sub> ⊙ c<sub>t−1</sub> + … lets it survive longer
              "Bengio, Simard &amp; Frasconi 1994; Pascanu, Mikolov &amp; Bengio 2013.")
 
 
+GRADIENT_STREAM = """
+<b>Gradient through the residual stream</b> (a transformer decoder)<br>
+For the same loss of the probe's last prediction, L<sub>T</sub> =
+−log ŷ<sub>T</sub>[w<sub>T+1</sub>] (w: the probe's tokens), each curve is
+‖∂L<sub>T</sub>/∂x<sub>t</sub><sup>(l)</sup>‖ against t, x<sup>(l)</sup> the residual
+stream entering block l (x<sup>(0)</sup>: the embeddings with their positions).
+There is no product of Jacobians through time: attention reads every earlier position
+directly, so x<sub>t</sub><sup>(l)</sup> is one attention hop from position T in every block,
+and the residual connection x<sup>(l+1)</sup> = x<sup>(l)</sup> + Attn + FFN (pre-LN;
+post-LN normalises the sum) carries the gradient from block to block through its identity
+term. Early positions are not reached
+geometrically less: how much they count is what attention gives them. The stream after the
+last block is not drawn: the head reads each position alone, so it reaches L<sub>T</sub> only
+at T.
+""" + source("Vaswani et al. 2017, sec. 4 (path length between positions: O(1) for "
+             "self-attention, O(n) for recurrence); He et al. 2016 (residual connections); "
+             "Jurafsky &amp; Martin, SLP3 ch. 9, sec. 9.7.")
+
+
 def attention_card(causal: bool = True, scaled: bool = True, encoder: bool = False) -> str:
     """The masked scaled dot-product attention card; an ablated model's card says what it
     computes instead (no mask M, no division by √d_k). An encoder (BERT-style) reads both
@@ -74,7 +93,8 @@ MultiHead(X) = (head<sub>1</sub> ⊕ … ⊕ head<sub>h</sub>) W<sup>O</sup> + b
 
 # each recurrent cell's card is in its file of core/recurrent_cells
 CARDS = {**{name: cell.card for name, cell in CELLS.items()}, "attention": attention_card(),
-         "positional": POSITIONAL, "gradient": GRADIENT}
+         "positional": POSITIONAL, "gradient": GRADIENT,
+         "gradient_stream": GRADIENT_STREAM}
 
 
 def wrap(body: str) -> str:
