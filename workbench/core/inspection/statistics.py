@@ -96,5 +96,12 @@ def top_k_next(logits: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     p = np.exp(z)
     p /= p.sum(axis=1, keepdims=True)
     k = min(k, p.shape[1])
-    ids = np.argsort(-p, axis=1, kind="stable")[:, :k]
+    # a partial sort: sorting all 50,257 of GPT-2's took 1.1 s of a 2.7 s probe. Every value
+    # at least the k-th largest is a candidate (ties included), ordered as a stable sort of
+    # the whole row orders them: by probability, then by id
+    kth = -np.partition(-p, k - 1, axis=1)[:, k - 1]
+    ids = np.empty((p.shape[0], k), dtype=np.int64)
+    for row, candidates in enumerate(p >= kth[:, None]):
+        found = np.flatnonzero(candidates)
+        ids[row] = found[np.lexsort((found, -p[row, found]))][:k]
     return ids, np.take_along_axis(p, ids, axis=1)
