@@ -27,3 +27,14 @@ def test_the_pair_line_says_when_a_model_has_no_next_sentence_head():
     answer = FillMaskPrediction("a ||| b", tokens, (), (), np.zeros((0, 3)), (0, 0, 0, 1, 1))
     assert "no next-sentence head" in pair_line(answer)
     assert pair_line(FillMaskPrediction("a", ("a",), (), (), np.zeros((0, 3)))) == ""
+
+
+def test_a_words_start_shows_its_space_on_the_axis(qtbot, controller):  # noqa: F811
+    """BERT's " h" (a word) and "h" (a piece inside one) are two tokens: the axis shows the
+    first as "·h", as the Attention axes do, so two bars never read alike."""
+    panel = make(qtbot, controller, FillMaskPanel)
+    answer = FillMaskPrediction("a [MASK]", ("a", "[MASK]"), (1,), ((" h", "h", " the"),),
+                                np.array([[0.5, 0.3, 0.2]]))
+    panel.draw([answer])
+    ticks = [text for _, text in panel.plot.getAxis("bottom")._tickLevels[0]]
+    assert ticks == ["·h", "h", "·the"]

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit
 from workbench.core.predictions import FillMaskPrediction
 from workbench.qt.inspector import InspectorPanel
 from workbench.qt.widgets.boxes import column, series_colour
+from workbench.qt.widgets.heatmap import visible_token
 from workbench.qt.widgets.plot_export import PlotExportBar
 from workbench.qt.widgets.task_guard import require_task
 
@@ -117,7 +118,9 @@ class FillMaskPanel(InspectorPanel):
             xs = np.arange(len(tokens)) + x
             self.plot.addItem(pg.BarGraphItem(x=xs, height=probs, width=0.7,
                                               brush=series_colour(m), name=f"[MASK] {m + 1}"))
-            ticks += [(int(xi), t) for xi, t in zip(xs, tokens, strict=True)]
+            # a word's start shows its space as "·" (as the Attention axes do): " h" and "h"
+            # are different tokens and read alike otherwise
+            ticks += [(int(xi), visible_token(t)) for xi, t in zip(xs, tokens, strict=True)]
             labels.append(f"[MASK] {m + 1}: {tokens[0]!r} {probs[0]:.0%}")
             x += len(tokens) + 1
         self.plot.getAxis("bottom").setTicks([ticks])
@@ -142,8 +145,8 @@ class FillMaskPanel(InspectorPanel):
             self.plot.addItem(pg.BarGraphItem(x=xs + 0.18, height=b, width=0.35,
                                               brush=series_colour(1), name="second sentence"))
             self.plot.setLabel("left", "probability")
-        self.plot.getAxis("bottom").setTicks([[(int(i), t) for i, t in zip(xs, tokens,
-                                                                          strict=True)]])
+        ticks = [(int(i), visible_token(t)) for i, t in zip(xs, tokens, strict=True)]
+        self.plot.getAxis("bottom").setTicks([ticks])
         self.plot.setXRange(-0.6, len(tokens) - 0.4, padding=0)
         self.summary.setText(f"First [MASK] of each sentence: {first.candidates[0][0]!r} "
                              f"({first.probs[0][0]:.0%}) against {second.candidates[0][0]!r} "
