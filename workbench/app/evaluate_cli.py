@@ -10,6 +10,9 @@ DATA depends on the model's task:
                      exact match, BLEU and chrF, every target of a source a reference
   classification     a labelled file (the run's columns): accuracy, macro-F1, confusion matrix
   tagging            CoNLL-U (the run's column): token accuracy, macro-F1, F1 per tag
+  masked LM          a text file or folder, one sentence a line: nats per masked token and
+                     masked words recovered under the task's corruption (seeded: --seed),
+                     and for next-sentence prediction its loss and accuracy on seeded pairs
 A file that does not fit the model (unknown labels or tags, characters a character model never
 saw) is refused with what does not fit. Exit status: 0 done, 1 failed, 2 bad input.
 """
@@ -23,7 +26,8 @@ from pathlib import Path
 
 from workbench.core.jobs import UserFacingError
 
-SHARES = {"token_accuracy", "exact_match", "accuracy", "macro_f1"}  # shown as percentages
+SHARES = {"token_accuracy", "exact_match", "accuracy", "macro_f1",  # shown as percentages
+          "nsp_accuracy"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--block", type=int, metavar="N",
                         help="language model: tokens per fresh block (default: the model's "
                         "context, or 64 for a model without one)")
+    parser.add_argument("--seed", type=int, metavar="N",
+                        help="masked LM: the seed of the masking (and of the sentence pairs); "
+                        "the same seed masks the same tokens (default: a run's default seed)")
     parser.add_argument("--allow-unknown", action="store_true",
                         help="score characters the model has no token for as <unk> instead "
                         "of refusing the file")
@@ -50,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         report, label = evaluate(Path(args.model).expanduser(), Path(args.data).expanduser(),
-                                 args.block, args.allow_unknown)
+                                 args.block, args.allow_unknown, args.seed)
     except UserFacingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -62,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def evaluate(model_path: Path, data: Path, block: int | None = None,
-             allow_unknown: bool = False):
+             allow_unknown: bool = False, seed: int | None = None):
     """(EvaluationReport, the model's label) of the model at `model_path` on `data`."""
     from workbench.app.generate_cli import open_checkpoint
     from workbench.core.config.tasks import DEFAULT_TASK
@@ -78,7 +85,7 @@ def evaluate(model_path: Path, data: Path, block: int | None = None,
     if snapshot.task_name == DEFAULT_TASK:
         report = evaluate_language_model(model, snapshot.tokenizer, data, block, allow_unknown)
     else:
-        report = evaluate_task(model, snapshot, data, allow_unknown)
+        report = evaluate_task(model, snapshot, data, allow_unknown, seed)
     return report, snapshot.label
 
 
@@ -103,6 +110,8 @@ def describe(report, label: str) -> str:
             lines.append("state carried through each file: " + _line(report.results["carried"]))
     else:
         lines.append(_line(report.metrics))
+    if report.task == "masked_lm":
+        lines.append(f"{report.results['masked_tokens']:,} masked tokens")
     if "f1" in report.results:
         lines.append("F1 per " + ("tag" if report.task == "tag" else "label") + ": " + ", ".join(
             f"{name} {f1:.2%}" for name, f1 in report.results["f1"].items()))

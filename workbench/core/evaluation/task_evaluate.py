@@ -5,7 +5,8 @@ them, on the file's examples instead of the held-out ones).
 - sequence to sequence, a file of pairs: loss and token accuracy under teacher forcing, exact
   match, BLEU and chrF; every source once, with all of its targets in the file as references;
 - classification, a labelled file: accuracy, macro-F1, the confusion matrix;
-- tagging, CoNLL-U: token accuracy, macro-F1, per-tag F1 and the confusion matrix.
+- tagging, CoNLL-U: token accuracy, macro-F1, per-tag F1 and the confusion matrix;
+- masked LM, a text file or folder (`masked_lm_evaluate`).
 A file that does not fit the model is refused with what does not fit: labels or tags the model
 was not trained with, and (unless `allow_unknown`) characters a character model never saw.
 """
@@ -79,17 +80,27 @@ def _unknown_words_note(tokenizer, rows: list[list[int]] | list[np.ndarray], wha
             "in the model's vocabulary (read as <unk>).") if unknown else ""
 
 
-def evaluate_task(model: torch.nn.Module, snapshot, path: Path, allow_unknown: bool = False
-                  ) -> EvaluationReport:
+def evaluate_task(model: torch.nn.Module, snapshot, path: Path, allow_unknown: bool = False,
+                  seed: int | None = None) -> EvaluationReport:
+    """`seed`: the masked LM's corruption (and pairs); None, the task's default."""
     name = snapshot.task_name
     config = task_config_from_dict(snapshot.task)
     model.eval()
+    if name == "masked_lm":
+        from workbench.core.evaluation.masked_lm_evaluate import (
+            DEFAULT_SEED,
+            evaluate_masked_lm,
+        )
+
+        return evaluate_masked_lm(model, snapshot, path, allow_unknown,
+                                  DEFAULT_SEED if seed is None else seed)
     if name == "seq2seq":
         return _seq2seq(model, snapshot, config, path, allow_unknown)
     if name in ("classify", "tag"):
         return _encoder(model, snapshot, config, path, allow_unknown)
     raise UserFacingError(f"{snapshot.label} is a '{name}' model; `workbench evaluate` scores "
-                          "language models, sequence to sequence, classification and tagging.")
+                          "language models, masked LMs, sequence to sequence, classification and "
+                          "tagging.")
 
 
 def _seq2seq(model, snapshot, config, path: Path, allow_unknown: bool) -> EvaluationReport:

@@ -51,6 +51,33 @@ from workbench.core.tasks.text_data import (
 _TRAIN, _VALIDATION = 0, 1  # the two streams of corruption draws
 
 
+def sentence_split(words: TextVocabulary, texts: list[str], max_length: int
+                   ) -> tuple[Split, int]:
+    """Sentences as the task reads them, each framed and within `max_length` tokens, and how
+    many were cut (also what `workbench evaluate` scores a text file with)."""
+    framing = len(words.framed([])[0])  # BERT reads [CLS] sentence [SEP]; ours, nothing
+    ids, cut = encode_texts(words, texts, max_length - framing)
+    framed = [np.asarray(words.framed(list(row))[0], dtype=np.int64) for row in ids]
+    return Split(framed, [None] * len(framed), texts), cut
+
+
+def pair_splits(words: TextVocabulary, lines, parts, config, seed: int,
+                streams: tuple[int, ...] = (_TRAIN, _VALIDATION)) -> tuple[list[Split], int]:
+    """The framed sentence pairs of each part's blocks of line indices, drawn from its random
+    stream (training's and validation's are apart), and how many pairs were cut."""
+    pair_specials(words.tokenizer)  # a tokenizer that cannot frame a pair: said now
+    rows = [i for part in parts for block in part for i in block]
+    encoded = {i: ids.tolist() for i, ids in zip(
+        rows, encode_texts(words, [lines[i] for i in rows], 4096)[0], strict=True)}
+    splits, cut = [], 0
+    for which, part in zip(streams, parts, strict=True):
+        split, n_cut = pair_split(part, lines, encoded, words.tokenizer, config.max_length,
+                                  seed, which, int(getattr(config, "sentence_lines", 1)))
+        splits.append(split)
+        cut += n_cut
+    return splits, cut
+
+
 @register_task
 class MaskedLmTask(EncoderTask):
     name = MaskedLmTaskConfig.name
@@ -82,18 +109,8 @@ class MaskedLmTask(EncoderTask):
             yield Progress(0, None, f"Training the tokenizer on {len(train):,} sentences")
             words = train_vocabulary(train, config)
         if pairs:
-            splits, cut = [], 0
             yield Progress(0, None, "Making the sentence pairs")
-            pair_specials(words.tokenizer)  # a tokenizer that cannot frame a pair: said now
-            encoded = {i: ids.tolist() for i, ids in zip(
-                [*train_rows, *val_rows], encode_texts(words, train + val, 4096)[0],
-                strict=True)}
-            for which, part in enumerate(blocks):
-                split, n_cut = pair_split(part, lines, encoded, words.tokenizer,
-                                          config.max_length, seed, which,
-                                          int(getattr(config, "sentence_lines", 1)))
-                splits.append(split)
-                cut += n_cut
+            splits, cut = pair_splits(words, lines, blocks, config, seed)
             notes = [f"{len(splits[0]):,} training and {len(splits[1]):,} validation pairs "
                      "[CLS] A [SEP] B [SEP], about half of them IsNext."]
             if cut:
@@ -102,13 +119,9 @@ class MaskedLmTask(EncoderTask):
             for note in notes:
                 yield Notice(note, "info")
             return EncoderData(words, [], splits[0], splits[1], Split([], [], []), notes=notes)
-        splits, cut = [], 0
-        framing = len(words.framed([])[0])  # BERT reads [CLS] sentence [SEP]; ours, nothing
-        for part in (train, val):
-            ids, n_cut = encode_texts(words, part, config.max_length - framing)
-            ids = [np.asarray(words.framed(list(row))[0], dtype=np.int64) for row in ids]
-            splits.append(Split(ids, [None] * len(ids), part))
-            cut += n_cut
+        (train_split, train_cut), (val_split, val_cut) = (
+            sentence_split(words, part, config.max_length) for part in (train, val))
+        splits, cut = [train_split, val_split], train_cut + val_cut
         notes = [n for n in (cut_note(cut, len(lines), config.max_length),) if n]
         if sentences.dropped_short:
             notes.append(f"{sentences.dropped_short:,} lines under {config.min_words} words "
