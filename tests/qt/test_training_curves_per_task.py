@@ -164,3 +164,19 @@ def test_the_eta_of_a_resumed_run_counts_only_this_jobs_steps(qtbot, monkeypatch
     runner._on_event(Progress(110, 300, "Step 110/300"))
     assert seen[0] == -1.0  # nothing measured yet
     assert seen[1] == pytest.approx(10.0 * 190 / 50)
+
+
+def test_next_sentence_accuracy_is_plotted_only_for_runs_that_log_it(view):
+    """A masked LM without next-sentence prediction showed an empty "Next sentence told
+    right" plot beside its curves; it appears when a shown run has logged the accuracy."""
+    plain = run_of("mlm", "masked_lm", val=(7.5, 7.2))
+    view.set_runs([plain])
+    assert "nsp_accuracy" not in view.plots and "accuracy" in view.plots
+    paired = run_of("nsp", "masked_lm", colour="#E69F00", val=(7.6,))
+    paired.add(EvalLogged(40, 7.4, tokens_seen=2560, elapsed_s=4.0,
+                          metrics={"val_loss": 7.4, "nsp_accuracy": 0.58}))
+    view.set_runs([plain, paired])
+    assert "nsp_accuracy" in view.plots
+    paired.visible = False
+    view.set_runs([plain, paired])
+    assert "nsp_accuracy" not in view.plots

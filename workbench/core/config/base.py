@@ -65,6 +65,9 @@ class Curve:
     log_ok: bool = True  # may follow the panel's "Log y" box (accuracies should not)
     unit: str = ""
     short: str = ""  # the name a one-line summary uses ("bits", "exact match")
+    # a metric only some runs of the task log (a task option's, e.g. next-sentence accuracy):
+    # plotted only when a shown run has logged it, not as an empty plot beside the others
+    optional: bool = False
 
 
 @dataclass(frozen=True)

@@ -221,9 +221,9 @@ class MaskedLmTaskConfig(_EncoderTaskBase):
         Curve("val_loss", "Loss (nats per chosen token)", train="loss"),
         Curve("accuracy", "Chosen tokens recovered", log_ok=False, unit="percent",
               short="recovered"),
-        # only a run with next-sentence prediction has this one (empty for the others)
+        # only a run with next-sentence prediction logs this one
         Curve("nsp_accuracy", "Next sentence told right (IsNext / NotNext)", log_ok=False,
-              unit="percent", short="next sentence"),
+              unit="percent", short="next sentence", optional=True),
     )
     inspectors: ClassVar[tuple[str, ...]] = ("fill_mask", *ENCODER_INSPECTORS)
 

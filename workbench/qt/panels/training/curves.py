@@ -37,7 +37,7 @@ from workbench.qt.panels.training.curve_drawing import RunDrawing
 from workbench.qt.panels.training.curve_ranges import RangeFollower
 from workbench.qt.panels.training.curve_readout import CurveReadout
 from workbench.qt.panels.training.plot_grid import PlotGrid
-from workbench.qt.panels.training.plot_specs import PlotSpec, plot_specs
+from workbench.qt.panels.training.plot_specs import PlotSpec, logged_metrics, plot_specs
 from workbench.qt.panels.training.rollback_marks import COLOUR as ROLLBACK_COLOUR
 from workbench.qt.panels.training.rollback_marks import RollbackMarks
 from workbench.qt.panels.training.series import (
@@ -251,8 +251,9 @@ class CurvesView(RunDrawing, QWidget):
                 counts[run.task] = counts.get(run.task, 0) + 1
         task = self.task_tabs.show_tasks(counts)
         self.hint.setVisible(not any(self.shows(run) and run.train.size for run in self.runs))
-        if counts and plot_specs([task]) != self.specs:
-            self._build_plots(plot_specs([task]))
+        specs = plot_specs([task], logged_metrics(self.runs, task))
+        if counts and specs != self.specs:
+            self._build_plots(specs)
             self._axes_settings()
         keys = {run.key for run in self.runs}
         changed = False

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from workbench.core.config.tasks import ResultPlot, curves_of, result_plots_of
 
 
@@ -33,14 +35,18 @@ TRAINING_PLOTS = (PlotSpec("lr", "lr", None, "Learning rate η (step size)", log
                   PlotSpec("tok_s", "tok_s", None, "Throughput (tokens per second)"))
 
 
-def plot_specs(tasks: list[str]) -> tuple[PlotSpec, ...]:
-    """The task curves of `tasks` (each once, in order), the tasks' result plots, then the
-    training plots (learning rate, gradient norm, tokens per second). The curves view asks
-    for one task at a time: runs of different tasks never share a plot."""
+def plot_specs(tasks: list[str], logged: frozenset[str] = frozenset()
+               ) -> tuple[PlotSpec, ...]:
+    """The task curves of `tasks` (each once, in order; an optional one only when its metric
+    is in `logged`, what the shown runs logged), the tasks' result plots, then the training
+    plots (learning rate, gradient norm, tokens per second). The curves view asks for one task
+    at a time: runs of different tasks never share a plot."""
     specs: dict[str, PlotSpec] = {}
     results: dict[str, PlotSpec] = {}
     for task in dict.fromkeys(tasks):
         for curve in curves_of(task):
+            if curve.optional and curve.metric not in logged:
+                continue
             key = curve.train or curve.metric
             percent = curve.unit == "percent"
             specs.setdefault(key, PlotSpec(key, curve.train, curve.metric,
@@ -52,3 +58,9 @@ def plot_specs(tasks: list[str]) -> tuple[PlotSpec, ...]:
                 plot.key, None, None, plot.title + (" (%)" if percent else ""), False,
                 100.0 if percent else 1.0, plot))
     return tuple(specs.values()) + tuple(results.values()) + TRAINING_PLOTS
+
+
+def logged_metrics(runs, task: str) -> frozenset[str]:
+    """The validation metrics that the shown runs of `task` have a number for."""
+    return frozenset(name for run in runs if run.visible and run.task == task and run.val.size
+                     for name in run.val.names if np.isfinite(run.val[name]).any())
