@@ -137,3 +137,25 @@ def test_a_transformer_encoder_is_refused_with_the_reason(panel):
     panel.show_trace(replace(trace, extras={k: v for k, v in trace.extras.items()
                                             if not k.startswith("grad_norm/")}))
     assert panel.message.text() == ENCODER_REFUSAL and not panel.curves()
+
+
+def test_a_masked_lm_follows_its_blank_or_asks_for_one(panel, monkeypatch):
+    """A masked LM's curves are titled for the loss of its own best guess at [MASK], on both
+    sides of the blank; a probe without [MASK] is told to put one in."""
+    from dataclasses import replace
+
+    from workbench.qt.gallery.fake_traces import transformer_trace
+    from workbench.qt.panels.gradients import MASKED_TITLE, NO_MASK
+
+    snapshot = Snapshot({"arch": "masked_lm"}, {}, {}, run_name="bert",
+                        task={"name": "masked_lm"})
+    monkeypatch.setattr(type(panel), "snapshot", property(lambda self: snapshot))
+    trace = transformer_trace(100)
+    extras = {k: v for k, v in trace.extras.items() if k != "topk_ids"}  # an encoder's probe
+    panel.show_trace(replace(trace, extras=extras))
+    item = panel.plot.getPlotItem()
+    assert item.titleLabel.text == MASKED_TITLE and len(panel.curves()) == 2
+    assert "both sides of [MASK]" in item.getAxis("bottom").labelText
+    panel.show_trace(replace(trace, extras={k: v for k, v in extras.items()
+                                            if not k.startswith("grad_norm/")}))
+    assert panel.message.text() == NO_MASK

@@ -99,6 +99,10 @@ class InspectionBackend:
         tokenizer = self.tokenizer_for(snapshot, encoders=True)
         encode_probe(tokenizer, text)  # refuse an empty or long probe before a thread starts
         gradients = bool(gradients)
+        # a masked LM's [MASK]: the app's vocabularies keep it beside the tokenizer (one id
+        # past its last entry), a BERT folder's tokenizer has its own
+        mask_id = snapshot.tokenizer.get("mask_id") if snapshot.task_name == "masked_lm" \
+            else None
 
         def job(control: JobControl) -> Iterator[Event]:
             cached = self._cached_probe(snapshot, text, gradients, top_k)
@@ -108,12 +112,12 @@ class InspectionBackend:
             model = self.model_for(snapshot)
             plain = self._cached_probe(snapshot, text, False, top_k) if gradients else None
             if plain is not None:  # the trace exists: only the gradients are missing
-                norms = gradient_norms(model, [int(i) for i in plain.tokens])
+                norms = gradient_norms(model, [int(i) for i in plain.tokens], mask_id)
                 trace = dataclasses.replace(plain, extras={**plain.extras, **norms})
                 self._remember_probe(snapshot, text, True, top_k, trace)
                 yield JobFinished(result=trace)
                 return
-            spec = probe_job(model, tokenizer, text, snapshot.step, top_k, gradients)
+            spec = probe_job(model, tokenizer, text, snapshot.step, top_k, gradients, mask_id)
             for event in spec.job(control):
                 if isinstance(event, JobFinished):
                     self._remember_probe(snapshot, text, gradients, top_k, event.result)

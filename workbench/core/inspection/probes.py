@@ -101,13 +101,21 @@ def _next_token_extras(trace: Trace, tokenizer: Any, top_k: int) -> dict[str, np
     return extras
 
 
-def gradient_norms(model: Any, ids: list[int]) -> dict[str, np.ndarray]:
+def gradient_norms(model: Any, ids: list[int], mask_id: int | None = None
+                   ) -> dict[str, np.ndarray]:
     """||dL_T/dh_t|| per layer along the probe, L_T the loss of its last prediction, from the
     model's own `hidden_gradients`: how far back through time one loss reaches (the
     vanishing-gradient picture); a transformer decoder's are its residual stream's
-    (`transformer_gradients`). Models with neither have no such method."""
+    (`transformer_gradients`). Models with neither have no such method. A masked LM's
+    transformer encoder (`mask_id`: its vocabulary's [MASK], which the model itself does not
+    know) follows the loss of its best guess at the probe's [MASK] to every position."""
     import torch
 
+    if mask_id is not None and getattr(model, "masked_gradients", None) is not None:
+        norms = model.masked_gradients(ids, mask_id)
+        if norms is not None:  # None: a recurrent encoder, whose decision curve follows
+            return {f"grad_norm/{name}": np.asarray(v, dtype=np.float64).reshape(-1)
+                    for name, v in norms.items()}
     if hasattr(model, "decision_gradients"):  # an encoder's task model: its own decision
         return {f"grad_norm/{name}": np.asarray(v, dtype=np.float64).reshape(-1)
                 for name, v in model.decision_gradients(ids).items()}
@@ -121,8 +129,11 @@ def gradient_norms(model: Any, ids: list[int]) -> dict[str, np.ndarray]:
 
 
 def probe_job(model: Any, tokenizer: Any, text: str, step: int = 0, top_k: int = TOP_K,
-              gradients: bool = True) -> JobSpec:
-    """A query job whose result is the probe's `Trace` (with extras)."""
+              gradients: bool = True, mask_id: int | None = None) -> JobSpec:
+    """A query job whose result is the probe's `Trace` (with extras); `mask_id`: a masked
+    LM's [MASK] (default: the tokenizer's own, as a BERT folder's has)."""
+    if mask_id is None:
+        mask_id = getattr(tokenizer, "mask_id", None)
     encode_probe(tokenizer, text)  # refuse bad probes before a thread starts
 
     def job(control: JobControl) -> Iterator[Event]:
@@ -130,7 +141,7 @@ def probe_job(model: Any, tokenizer: Any, text: str, step: int = 0, top_k: int =
         if gradients:
             yield Progress(1, 2, "gradients through time")
             control.check()
-            extra = gradient_norms(model, list(np.asarray(trace.tokens)))
+            extra = gradient_norms(model, [int(i) for i in trace.tokens], mask_id)
             trace = dataclasses.replace(trace, extras={**trace.extras, **extra})
         yield JobFinished(result=trace)
 

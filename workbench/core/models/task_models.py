@@ -193,6 +193,16 @@ class MaskedLanguageModel(EncoderTaskModel):
             raise ValueError("This masked-LM model has no next-sentence head.")
         return logits, self.next_sentence(cls_state(output))
 
+    def masked_gradients(self, ids: list[int], mask_id: int) -> dict[str, np.ndarray] | None:
+        """A transformer encoder's stream gradients of the loss of its best guess at the
+        probe's [MASK] (`transformer_gradients`); None for a recurrent encoder (its decision
+        curve stands)."""
+        if getattr(self.encoder, "blocks", None) is None:
+            return None
+        from workbench.core.models.transformer_gradients import masked_stream_gradients
+
+        return masked_stream_gradients(self, ids, int(mask_id))
+
     def trace(self, tokens, token_text=None, segments=None, **_) -> Trace:
         with eval_mode(self):
             tokens = as_probe(tokens).to(self.encoder.embedding.weight.device)

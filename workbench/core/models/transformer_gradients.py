@@ -47,3 +47,26 @@ def stream_gradients(model, tokens: torch.Tensor, targets: torch.Tensor
         grads = torch.autograd.grad(loss, streams)
     return {stream_name(i): g[0].norm(dim=-1).double().cpu().numpy()
             for i, g in enumerate(grads)}
+
+
+def masked_stream_gradients(model, ids: list[int], mask_id: int) -> dict[str, np.ndarray]:
+    """{stream name: ‖∂L/∂x_t^(l)‖ for every position t} of a masked LM's transformer encoder,
+    L = −log p(its own best guess at the probe's first [MASK]): a probe has no original token,
+    so the loss is the one of the answer the model gives. Every position, on both sides of the
+    blank, since the encoder reads both ways; {} for a probe without `mask_id`."""
+    if mask_id not in ids:
+        return {}
+    encoder = model.encoder
+    tokens = as_probe(torch.tensor(ids, dtype=torch.long)).to(encoder.embedding.weight.device)
+    where = ids.index(mask_id) + int(bool(getattr(encoder, "has_cls", False)))
+    with eval_mode(model, grad=True):
+        x0, _ = encoder.embed_with_cls(tokens, None, transformer_steps.layer_norm)
+        x0 = x0.detach().requires_grad_(True)  # a leaf of its own, as the decoder's
+        x, records = transformer_steps.run(encoder, x0, None, record=True)
+        states = encoder.final_norm(x)[:, where]
+        logits = model.head(states)
+        loss = F.cross_entropy(logits, logits.argmax(-1).detach())
+        streams = [x0] + [rec["resid_in"] for rec in records[1:]]
+        grads = torch.autograd.grad(loss, streams)
+    return {stream_name(i): g[0].norm(dim=-1).double().cpu().numpy()
+            for i, g in enumerate(grads)}

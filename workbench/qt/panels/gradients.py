@@ -37,6 +37,12 @@ LM_TITLE = "‖∂L_T/∂h_t‖: how far back the last prediction's loss reaches
 ENCODER_TITLE = "‖∂L/∂h_t‖: how far along the sentence the model's decision reaches"
 STREAM_TITLE = "‖∂L_T/∂x_t^(l)‖: how much the last prediction's loss depends on the stream at t"
 MIXED_TITLE = "‖∂L_T/∂h_t‖ (recurrent) beside ‖∂L_T/∂x_t^(l)‖ (transformer)"
+# a masked LM's probe has no original token at the blank: its loss is that of its own answer
+MASKED_TITLE = ("‖∂L/∂x_t^(l)‖, L = −log p(its own best guess at [MASK]): how much the blank's "
+                "answer depends on the stream at each position, both sides")
+NO_MASK = ("Put [MASK] in the probe (e.g. 'To be, or not to [MASK]'): the curves follow the "
+           "loss of the model's own best guess at the blank back to every position, on both "
+           "sides of it.")
 # why a transformer encoder has no curve: the view's question is how far back one prediction
 # reaches, and an encoder makes none at the end that only the past feeds
 ENCODER_REFUSAL = (
@@ -60,6 +66,7 @@ class GradientsPanel(InspectorPanel):
         self.probed: dict[str, int] = {}  # run -> when it was last probed (a counter)
         self.colours: dict[str, int] = {}  # run -> its colour, kept while it stays
         self.streams: dict[str, bool] = {}  # run -> whether its curves are a transformer's
+        self.masked: dict[str, bool] = {}  # run -> whether its curves follow a [MASK]
         self.tokens: list[str] = []
         self.title_text = LM_TITLE
         self.log_scale = QCheckBox("Log scale")
@@ -98,10 +105,11 @@ class GradientsPanel(InspectorPanel):
             label = f"{label} ({snapshot.arch})"
         # a transformer's layers are attention blocks: its curves are the residual stream's
         stream = any(layer.kind == "attention" for layer in trace.layers)
+        masked = snapshot is not None and snapshot.task_name == "masked_lm"
         if not norms:
             encoder = stream and "topk_ids" not in trace.extras
             self.show_message(
-                ENCODER_REFUSAL if encoder else
+                NO_MASK if masked and stream else ENCODER_REFUSAL if encoder else
                 "The probe needs two tokens or more: the curves are of the last prediction's "
                 "loss." if len(trace.token_text) < 2 else
                 "This model has no state to differentiate: gradient through time is for RNN, "
@@ -118,6 +126,7 @@ class GradientsPanel(InspectorPanel):
         self.runs[key] = (label, int(trace.extras.get("step", 0)), norms)
         self.current = key
         self.streams[key] = stream
+        self.masked[key] = masked and stream
         self.probed[key] = max(self.probed.values(), default=0) + 1
         while len(self.runs) > MAX_RUNS:
             oldest = min((k for k in self.runs if k != key), key=self.probed.__getitem__)
@@ -127,7 +136,7 @@ class GradientsPanel(InspectorPanel):
         self._draw()
 
     def _forget(self, key: str) -> None:
-        for table in (self.runs, self.probed, self.colours, self.streams):
+        for table in (self.runs, self.probed, self.colours, self.streams, self.masked):
             table.pop(key, None)
 
     def clear_other_runs(self) -> None:
@@ -189,10 +198,13 @@ class GradientsPanel(InspectorPanel):
         # a transformer's curves are a decoder's (an encoder's are refused above)
         title = {frozenset({True}): STREAM_TITLE, frozenset({True, False}): MIXED_TITLE}.get(
             frozenset(kinds), self.title_text)  # mixed: a recurrent run beside a transformer
-        set_title(self.plot, title)
+        masked = bool(self.runs) and all(self.masked.get(key, False) for key in self.runs)
+        set_title(self.plot, MASKED_TITLE if masked else title)
         left = " and ".join(name for name, kind in (("‖∂L_T/∂h_t‖", False),
                                                     ("‖∂L_T/∂x_t^(l)‖", True)) if kind in kinds)
         bottom = "position t (probe token)" if kinds == {True} else "time step t (probe token)"
+        if masked:  # both sides of the blank, [CLS] and [SEP] included where read
+            left, bottom = "‖∂L/∂x_t^(l)‖", "position t (probe token, both sides of [MASK])"
         if (left, bottom) != self._axis_labels:  # setting a label lays the plot out again
             self.plot.setLabel("left", left)
             self.plot.setLabel("bottom", bottom)
