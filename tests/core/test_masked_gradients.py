@@ -75,3 +75,27 @@ def test_a_bert_folders_probe_has_its_true_stream_gradients(tmp_path):
     assert mask_id in ids and ids[0] != mask_id != ids[-1]  # [CLS] … [MASK] … [SEP]
     model = model_from_snapshot(snapshot).eval()
     assert_same(norms, fused_norms(model, ids, mask_id), len(ids))
+
+
+def test_a_typed_mask_reaches_the_apps_own_masked_lm():
+    """The app's tokenizer does not know [MASK] (its id lies past the vocabulary): a probe
+    typed with one read the letters '[', 'M', 'A', … so the Gradients panel always asked for a
+    blank. The probe now reads a typed [MASK] as the mask id, shown as [MASK]."""
+    from workbench.core.corpus.tokenizers import CharTokenizer
+    from workbench.core.inspection.probes import probe_job
+
+    tokenizer = CharTokenizer.train("to be or not that is the question")
+    mask_id = tokenizer.vocab_size  # one past the tokenizer's last id, as the vocabulary has it
+    torch.manual_seed(0)
+    encoder = TransformerEncoderConfig(vocab_size=mask_id + 1, d_model=16, num_heads=2,
+                                       num_layers=2, d_ff=32, context_length=40, dropout=0.0,
+                                       positional="learned")
+    model = build_model(masked_lm_model(config_to_dict(encoder))).eval()
+    spec = probe_job(model, tokenizer, "to be or [MASK] to be", mask_id=mask_id)
+    trace = [e for e in drive(spec, JobControl()) if isinstance(e, JobFinished)][0].result
+    ids = [int(i) for i in trace.tokens]
+    assert ids.count(mask_id) == 1 and trace.token_text[ids.index(mask_id)] == "[MASK]"
+    assert ids == [*tokenizer.encode_prompt("to be or"), mask_id, *tokenizer.encode(" to be")]
+    norms = {k.split("/", 1)[1]: v for k, v in trace.extras.items() if k.startswith("grad_norm/")}
+    assert norms, "the gradient of the blank's guess"
+    assert_same(norms, fused_norms(model, ids, mask_id), len(ids))

@@ -97,12 +97,12 @@ class InspectionBackend:
         from workbench.core.inspection.probes import encode_probe, gradient_norms, probe_job
 
         tokenizer = self.tokenizer_for(snapshot, encoders=True)
-        encode_probe(tokenizer, text)  # refuse an empty or long probe before a thread starts
         gradients = bool(gradients)
         # a masked LM's [MASK]: the app's vocabularies keep it beside the tokenizer (one id
         # past its last entry), a BERT folder's tokenizer has its own
         mask_id = snapshot.tokenizer.get("mask_id") if snapshot.task_name == "masked_lm" \
             else None
+        encode_probe(tokenizer, text, mask_id)  # refuse an empty or long probe at once
 
         def job(control: JobControl) -> Iterator[Event]:
             cached = self._cached_probe(snapshot, text, gradients, top_k)

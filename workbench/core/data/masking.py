@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+MASK_TEXT = "[MASK]"  # what a user types for the blank (a probe, Fill in the blank)
 IGNORE_INDEX = -100
 CHOOSE_RATE = 0.15
 MASK_SHARE, RANDOM_SHARE = 0.8, 0.1  # the rest (10%) is kept

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from workbench.core.data.masking import MASK_TEXT
 from workbench.core.events import Event, JobFinished, Progress
 from workbench.core.inspection import statistics
 from workbench.core.jobs import JobControl, JobSpec, UserFacingError
@@ -42,10 +43,19 @@ def display_text(tokenizer: Any, token_id: int) -> str:
     return text if text and "\ufffd" not in text else tokenizer.readable_token(int(token_id))
 
 
-def encode_probe(tokenizer: Any, text: str) -> list[int]:
+def encode_probe(tokenizer: Any, text: str, mask_id: int | None = None) -> list[int]:
+    """The probe's ids. A masked LM's [MASK] typed in the text is its mask id: a BERT folder's
+    tokenizer knows it; the app's own tokenizer does not (the id lies past its vocabulary), so
+    the text is split there, as Fill in the blank reads it."""
     if not text.strip():
         raise UserFacingError("The probe text is empty. Type a sentence to probe the model with.")
-    ids = tokenizer.encode_prompt(text)  # <bos> first when the model was trained with it
+    if mask_id is not None and MASK_TEXT in text and getattr(tokenizer, "mask_id", None) is None:
+        first, *rest = text.split(MASK_TEXT)
+        ids = tokenizer.encode_prompt(first.rstrip())  # the mask has its own leading space
+        for piece in rest:
+            ids = [*ids, mask_id, *(tokenizer.encode(piece) if piece.strip() else [])]
+    else:
+        ids = tokenizer.encode_prompt(text)  # <bos> first when the model was trained with it
     if len(ids) > MAX_PROBE_TOKENS:
         raise UserFacingError(
             f"The probe is {len(ids)} tokens long; inspectors show at most {MAX_PROBE_TOKENS}. "
@@ -53,12 +63,14 @@ def encode_probe(tokenizer: Any, text: str) -> list[int]:
     return ids
 
 
-def probe(model: Any, tokenizer: Any, text: str, step: int = 0, top_k: int = TOP_K) -> Trace:
+def probe(model: Any, tokenizer: Any, text: str, step: int = 0, top_k: int = TOP_K,
+          mask_id: int | None = None) -> Trace:
     """Trace `text` through `model` and add the inspectors' extras (see the module doc)."""
     import torch
 
-    ids = encode_probe(tokenizer, text)
-    token_text = [display_text(tokenizer, i) for i in ids]
+    ids = encode_probe(tokenizer, text, mask_id)
+    token_text = [MASK_TEXT if mask_id is not None and i == mask_id else
+                  display_text(tokenizer, i) for i in ids]
     tokens = torch.tensor(ids, dtype=torch.long)
     try:  # the model labels its own positions (an encoder's [CLS] comes first)
         trace = model.trace(tokens, token_text=token_text)
@@ -134,10 +146,10 @@ def probe_job(model: Any, tokenizer: Any, text: str, step: int = 0, top_k: int =
     LM's [MASK] (default: the tokenizer's own, as a BERT folder's has)."""
     if mask_id is None:
         mask_id = getattr(tokenizer, "mask_id", None)
-    encode_probe(tokenizer, text)  # refuse bad probes before a thread starts
+    encode_probe(tokenizer, text, mask_id)  # refuse bad probes before a thread starts
 
     def job(control: JobControl) -> Iterator[Event]:
-        trace = probe(model, tokenizer, text, step, top_k)
+        trace = probe(model, tokenizer, text, step, top_k, mask_id)
         if gradients:
             yield Progress(1, 2, "gradients through time")
             control.check()

@@ -19,9 +19,9 @@ import numpy as np
 
 from workbench.core.config.tokenizer import TokenizerConfig
 from workbench.core.corpus.tokenizers import SPECIAL_TOKENS, UNK, Tokenizer, tokenizer_from_dict
+from workbench.core.data.masking import MASK_TEXT
 from workbench.core.jobs import UserFacingError
 
-MASK_TEXT = "[MASK]"
 FIRST_ORDINARY = len(SPECIAL_TOKENS)  # ids below are <pad>, <unk>, <bos>, <eos>
 DEFAULT_BPE_SIZE = 2000
 
