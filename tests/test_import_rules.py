@@ -45,3 +45,67 @@ def test_a_planted_import_breaks_the_contract(tmp_path, planted, source, expecte
     result = _lint_imports(copy, env={**os.environ, "PYTHONPATH": str(copy)})
     assert result.returncode != 0
     assert expected in result.stdout
+
+
+def import_circles(package: str = "workbench") -> list[list[str]]:
+    """The groups of modules that import each other in a circle (Tarjan's strongly connected
+    components of the import graph; imports under `if TYPE_CHECKING:` never run, so are out)."""
+    import grimp
+
+    graph = grimp.build_graph(package, cache_dir=None, exclude_type_checking_imports=True)
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+    for root in sorted(graph.modules):
+        if root in order:
+            continue
+        work = [(root, iter(sorted(graph.find_modules_directly_imported_by(root))))]
+        order[root] = low[root] = len(order)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            module, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in order:
+                    order[child] = low[child] = len(order)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.find_modules_directly_imported_by(
+                        child)))))
+                elif child in on_stack:
+                    low[module] = min(low[module], order[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[module])
+            if low[module] == order[module]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == module:
+                        break
+                if len(group) > 1:
+                    circles.append(sorted(group))
+    return circles
+
+
+def test_no_two_modules_import_each_other():
+    """Issue 32: a circle (text_data and the BERT reader, the evaluation report and masked-LM
+    scoring) makes the order of imports matter and hides which module is the base."""
+    assert import_circles() == []
+
+
+def test_the_circle_finder_finds_a_planted_circle(tmp_path, monkeypatch):
+    package = tmp_path / "circled"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from circled import b\n")
+    (package / "b.py").write_text("def f():\n    from circled import a\n")
+    (package / "c.py").write_text("from circled import a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert import_circles("circled") == [["circled.a", "circled.b"]]

@@ -13,7 +13,7 @@ from torch import nn
 
 from workbench.core.corpus.tokenizers import WordTokenizer
 from workbench.core.jobs import UserFacingError
-from workbench.core.tasks.text_data import load_pretrained
+from workbench.core.tasks.encoder_start import load_pretrained
 from workbench.core.training.checkpoints import save_checkpoint
 
 TOKENIZER = WordTokenizer.train("the cat sat on the mat", r"\w+")

@@ -277,7 +277,7 @@ def test_a_decoder_only_transformer_cannot_classify():
 def test_run_name_finds_the_newest_run_of_that_recipe(tmp_path, monkeypatch):
     """Run folders are named with the architecture and corpus added to the recipe's name, as
     `workbench train` and the window name them; 'run:NAME' still finds them by the recipe."""
-    from workbench.core.tasks.text_data import resolve_run
+    from workbench.core.tasks.encoder_start import resolve_run
 
     monkeypatch.setenv("WORKBENCH_RUNS_DIR", str(tmp_path))
     for folder, name in (("20261125-200806-mlm-shakespeare-transformer_encoder", "mlm-shakespeare"),

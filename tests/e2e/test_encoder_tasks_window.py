@@ -21,7 +21,7 @@ from workbench.core.config.encoder_tasks import (
 from workbench.core.config.models import LstmConfig, TransformerEncoderConfig
 from workbench.core.config.training import TrainingConfig
 from workbench.core.events import JobFailed, JobFinished
-from workbench.core.tasks.text_data import load_pretrained
+from workbench.core.tasks.encoder_start import load_pretrained
 from workbench.qt.widgets import probe_bar
 
 WAIT_MS = 600_000  # a loaded 2-core machine

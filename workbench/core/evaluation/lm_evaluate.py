@@ -17,7 +17,7 @@ import numpy as np
 
 from workbench.core.corpus.tokenizers import UNK, tokenizer_from_dict
 from workbench.core.evaluation import lm_scoring
-from workbench.core.evaluation.task_evaluate import (
+from workbench.core.evaluation.report import (
     EvaluationReport,
     unknown_characters,
     unknown_note,

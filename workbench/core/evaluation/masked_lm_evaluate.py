@@ -21,11 +21,11 @@ from workbench.core.config.tasks import task_config_from_dict
 from workbench.core.config.training import TrainingConfig
 from workbench.core.data.masking import IGNORE_INDEX
 from workbench.core.data.sentences import read_sentences
-from workbench.core.evaluation.task_evaluate import (
+from workbench.core.evaluation.report import (
     EvaluationReport,
-    _unknown_words_note,
     unknown_characters,
     unknown_note,
+    unknown_words_note,
 )
 from workbench.core.jobs import UserFacingError
 from workbench.core.tasks.encoder_task import EVAL_BATCH, EncoderData, Split
@@ -65,7 +65,7 @@ def evaluate_masked_lm(model: torch.nn.Module, snapshot, path: Path,
     if sentences.dropped_short:
         notes.append(f"{sentences.dropped_short:,} lines under {config.min_words} words were "
                      "left out, as the task leaves them out.")
-    notes.append(_unknown_words_note(words.tokenizer, split.ids, "input"))
+    notes.append(unknown_words_note(words.tokenizer, split.ids, "input"))
     task = MaskedLmTask(config, EncoderData(words, [], split, split, Split([], [], [])))
     task.device = next(model.parameters()).device
     task.seed = seed

@@ -13,71 +13,20 @@ was not trained with, and (unless `allow_unknown`) characters a character model 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import torch
 
 from workbench.core.config.tasks import task_config_from_dict
-from workbench.core.corpus.tokenizers import UNK, tokenizer_from_dict
+from workbench.core.corpus.tokenizers import tokenizer_from_dict
+from workbench.core.evaluation.report import (
+    EvaluationReport,
+    unknown_characters,
+    unknown_note,
+    unknown_words_note,
+)
 from workbench.core.jobs import UserFacingError
 from workbench.core.metrics import ClassScores
-
-
-@dataclass
-class EvaluationReport:
-    """What `workbench evaluate` prints (and writes as JSON)."""
-
-    task: str
-    data: str
-    items: int  # pairs, sentences, words or tokens scored
-    item_name: str
-    metrics: dict[str, float]
-    results: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        return {"task": self.task, "data": self.data, "items": self.items,
-                "item_name": self.item_name, "metrics": self.metrics, "results": self.results,
-                "notes": self.notes}
-
-
-def unknown_characters(tokenizer, texts: list[str]) -> dict[str, int]:
-    """Characters of `texts` a character tokenizer has no id for, with their counts ({} for
-    other tokenizers: a word model's unknown words are its <unk>, counted separately)."""
-    if tokenizer.kind != "char":
-        return {}
-    from collections import Counter
-
-    known = set(tokenizer.stoi)
-    counts: Counter = Counter()
-    for text in texts:
-        counts.update(c for c in text if c not in known)
-    return dict(counts.most_common())
-
-
-def unknown_note(unknown: dict[str, int], allow: bool, where: str) -> str:
-    """'' when nothing is unknown; a note when allowed; else a refusal (UserFacingError)."""
-    if not unknown:
-        return ""
-    shown = ", ".join(f"{c!r} ×{n}" for c, n in list(unknown.items())[:12])
-    text = (f"{where} has {sum(unknown.values()):,} characters ({len(unknown)} distinct) this "
-            f"model has no token for: {shown}")
-    if not allow:
-        raise UserFacingError(text + ". They would be read as <unk>; clean them out, or pass "
-                              "--allow-unknown to score them so.")
-    return text + "; scored as <unk>."
-
-
-def _unknown_words_note(tokenizer, rows: list[list[int]] | list[np.ndarray], what: str) -> str:
-    if tokenizer.kind != "word":
-        return ""
-    total = sum(len(r) for r in rows)
-    unknown = sum(int(np.sum(np.asarray(r) == UNK)) for r in rows)
-    return (f"{unknown:,} of {total:,} {what} words ({unknown / max(total, 1):.1%}) are not "
-            "in the model's vocabulary (read as <unk>).") if unknown else ""
 
 
 def evaluate_task(model: torch.nn.Module, snapshot, path: Path, allow_unknown: bool = False,
@@ -131,7 +80,7 @@ def _seq2seq(model, snapshot, config, path: Path, allow_unknown: bool) -> Evalua
                      f"({limit} tokens) or empty were left out.")
     if not rows:
         raise UserFacingError(f"No pair of {path.name} fits the model.")
-    notes.append(_unknown_words_note(source_tok, [r[2] for r in rows], "source"))
+    notes.append(unknown_words_note(source_tok, [r[2] for r in rows], "source"))
     source_side = Side.of([r[2] for r in rows])
     target_side = Side.of([r[3] for r in rows])
     spacing = vocabulary.get("target_spacing") or learn_spacing(target_tok, [])
@@ -170,7 +119,7 @@ def _encoder(model, snapshot, config, path: Path, allow_unknown: bool) -> Evalua
         raise UserFacingError(f"{path.name} has {what} this model was not trained with: "
                               f"{', '.join(unknown[:20])}. Its {what}: {', '.join(names)}.")
     notes = [unknown_note(unknown_characters(words.tokenizer, texts), allow_unknown, path.name),
-             _unknown_words_note(words.tokenizer, split.ids, "input")]
+             unknown_words_note(words.tokenizer, split.ids, "input")]
     from workbench.core.tasks import task_class
 
     empty = Split([], [], [])

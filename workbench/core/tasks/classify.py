@@ -25,13 +25,13 @@ from workbench.core.jobs import JobSpec, UserFacingError
 from workbench.core.metrics import class_scores
 from workbench.core.resources import dataset_path
 from workbench.core.tasks.base import register_task
+from workbench.core.tasks.encoder_start import encoder_vocabulary
 from workbench.core.tasks.encoder_task import EncoderData, EncoderTask, Split
 from workbench.core.tasks.explain import classify_sentence
 from workbench.core.tasks.text_data import (
     TextVocabulary,
     cut_note,
     encode_framed,
-    encoder_vocabulary,
     run_dropout,
 )
 

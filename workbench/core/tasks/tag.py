@@ -25,12 +25,12 @@ from workbench.core.jobs import JobSpec, UserFacingError
 from workbench.core.metrics import class_scores
 from workbench.core.resources import dataset_path
 from workbench.core.tasks.base import IGNORE_INDEX, register_task
+from workbench.core.tasks.encoder_start import encoder_vocabulary
 from workbench.core.tasks.encoder_task import EncoderData, EncoderTask, Split
 from workbench.core.tasks.explain import tag_sentence, word_pieces
 from workbench.core.tasks.text_data import (
     TextVocabulary,
     cut_note,
-    encoder_vocabulary,
     run_dropout,
 )
 
