@@ -6,13 +6,12 @@ the peft model's logits."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 import torch
 from training_fixtures import TEXT
 
+from tests.core.finetune_support import losses
 from tests.core.pretrained_folders import make_gpt2_folder
 from workbench.app.train_cli import main
 from workbench.core.training.checkpoints import load_checkpoint
@@ -58,11 +57,6 @@ def recipe(tmp_path, monkeypatch):
     (tmp_path / "tiny.txt").write_text(TEXT, encoding="utf-8")
     (tmp_path / "lora.toml").write_text(RECIPE, encoding="utf-8")
     return tmp_path / "lora.toml"
-
-
-def losses(run, key: str) -> list[float]:
-    rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
-    return [x[key] for x in rows if x.get(key) is not None]
 
 
 def test_lora_lowers_the_loss_with_the_base_weights_unchanged(recipe, tmp_path):

@@ -5,11 +5,10 @@ sentences are read as [CLS] sentence [SEP] with [CLS] and [SEP] never chosen, th
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
+from tests.core.finetune_support import assert_resumes_exactly, losses
 from tests.core.pretrained_folders import TEXT, make_bert_folder, make_gpt2_folder
 from workbench.app.train_cli import main
 from workbench.core.training.checkpoints import load_checkpoint
@@ -49,11 +48,6 @@ def recipe(tmp_path, monkeypatch):
     (tmp_path / "lines.txt").write_text("\n".join(lines * 3), encoding="utf-8")
     (tmp_path / "finetune.toml").write_text(RECIPE, encoding="utf-8")
     return tmp_path / "finetune.toml"
-
-
-def losses(run, key: str) -> list[float]:
-    rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
-    return [x[key] for x in rows if x.get(key) is not None]
 
 
 def test_twenty_steps_lower_the_loss_of_bert_with_its_own_tokens(recipe, tmp_path):
@@ -97,14 +91,7 @@ def test_cls_and_sep_frame_every_sentence_and_are_never_chosen(recipe, tmp_path)
 
 
 def test_a_stopped_bert_fine_tuning_run_resumes_exactly(recipe, tmp_path):
-    whole, halves = tmp_path / "whole", tmp_path / "halves"
-    assert main([str(recipe), "--out", str(whole)]) == 0
-    assert main([str(recipe), "--out", str(halves), "--max-steps", "10"]) == 0
-    assert main(["--resume", str(halves), "--max-steps", "20"]) == 0
-    assert losses(whole, "val_loss") == losses(halves, "val_loss")
-    a = load_checkpoint(whole / "checkpoints" / "latest.json").model
-    b = load_checkpoint(halves / "checkpoints" / "latest.json").model
-    assert all(np.array_equal(a[k].numpy(), b[k].numpy()) for k in a)
+    assert_resumes_exactly(recipe, tmp_path)
 
 
 def test_each_task_refuses_the_other_kind_of_folder(recipe, tmp_path, capsys):

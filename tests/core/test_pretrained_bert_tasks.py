@@ -11,6 +11,7 @@ import json
 import numpy as np
 import pytest
 
+from tests.core.finetune_support import losses
 from tests.core.pretrained_folders import make_bert_folder, make_gpt2_folder
 from workbench.app.main import main as workbench
 from workbench.app.train_cli import main
@@ -80,11 +81,6 @@ def write_recipe(tmp_path, task: str, extra: str = "") -> object:
 def folder(tmp_path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_RUNS_DIR", str(tmp_path / "runs"))
     return make_bert_folder(tmp_path / "tiny-bert")
-
-
-def losses(run, key: str) -> list[float]:
-    rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
-    return [x[key] for x in rows if x.get(key) is not None]
 
 
 @pytest.mark.parametrize("task", ["classify", "tag"])

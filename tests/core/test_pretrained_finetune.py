@@ -5,12 +5,11 @@ stopped."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 from training_fixtures import TEXT
 
+from tests.core.finetune_support import assert_resumes_exactly, losses
 from tests.core.pretrained_folders import make_gpt2_folder
 from workbench.app.train_cli import main
 from workbench.core.training.checkpoints import load_checkpoint
@@ -54,14 +53,6 @@ def recipe(tmp_path, monkeypatch):
     return tmp_path / "finetune.toml"
 
 
-def lines(run) -> list[dict]:
-    return [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
-
-
-def losses(run, key: str) -> list[float]:
-    return [x[key] for x in lines(run) if x.get(key) is not None]
-
-
 def test_twenty_steps_lower_the_loss_of_gpt2_with_its_own_tokens(recipe, tmp_path):
     out = tmp_path / "run"
     assert main([str(recipe), "--out", str(out)]) == 0
@@ -75,14 +66,7 @@ def test_twenty_steps_lower_the_loss_of_gpt2_with_its_own_tokens(recipe, tmp_pat
 
 
 def test_a_stopped_fine_tuning_run_resumes_exactly(recipe, tmp_path):
-    whole, halves = tmp_path / "whole", tmp_path / "halves"
-    assert main([str(recipe), "--out", str(whole)]) == 0
-    assert main([str(recipe), "--out", str(halves), "--max-steps", "10"]) == 0
-    assert main(["--resume", str(halves), "--max-steps", "20"]) == 0
-    assert losses(whole, "val_loss") == losses(halves, "val_loss")
-    a = load_checkpoint(whole / "checkpoints" / "latest.json").model
-    b = load_checkpoint(halves / "checkpoints" / "latest.json").model
-    assert all(np.array_equal(a[k].numpy(), b[k].numpy()) for k in a)
+    assert_resumes_exactly(recipe, tmp_path)
 
 
 def test_a_start_from_that_is_no_model_folder_says_so(recipe, tmp_path, capsys):

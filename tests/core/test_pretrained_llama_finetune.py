@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_pretrained_finetune import RECIPE, losses
+from test_pretrained_finetune import RECIPE
 from training_fixtures import TEXT
 
+from tests.core.finetune_support import assert_resumes_exactly, losses
 from tests.core.pretrained_folders import make_llama_folder
 from workbench.app.train_cli import main
 from workbench.core.training.checkpoints import load_checkpoint
@@ -42,11 +43,4 @@ def test_twenty_steps_lower_the_loss_of_a_llama_with_its_own_tokens(recipe, tmp_
 
 @pytest.mark.slow
 def test_a_stopped_llama_fine_tuning_run_resumes_exactly(recipe, tmp_path):
-    whole, halves = tmp_path / "whole", tmp_path / "halves"
-    assert main([str(recipe), "--out", str(whole)]) == 0
-    assert main([str(recipe), "--out", str(halves), "--max-steps", "10"]) == 0
-    assert main(["--resume", str(halves), "--max-steps", "20"]) == 0
-    assert losses(whole, "val_loss") == losses(halves, "val_loss")
-    a = load_checkpoint(whole / "checkpoints" / "latest.json").model
-    b = load_checkpoint(halves / "checkpoints" / "latest.json").model
-    assert all(np.array_equal(a[k].numpy(), b[k].numpy()) for k in a)
+    assert_resumes_exactly(recipe, tmp_path)
