@@ -16,12 +16,12 @@ from PySide6.QtGui import (
     QPainter,
     QPainterPath,
     QPen,
-    QPolygonF,
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from workbench.core.config.summary import LayerRow, ModelSummary
 from workbench.core.recurrent_cells import CELLS
+from workbench.qt.widgets.arrows import arrow_head
 
 _FILL = {  # Okabe–Ito tints: embeddings, recurrent or attention layers, heads
     "Embedding": "#d6e9f5", "Linear": "#fbe3c4", "softmax": "#f3d3c2", "input": "#eeeeee",
@@ -216,10 +216,5 @@ class BlockDiagram(QWidget):
             painter.drawLine(QPointF(a.x(), mid), QPointF(b.x(), mid))
             a = QPointF(b.x(), mid)
         painter.drawLine(a, b)
-        direction = QPointF(b.x() - a.x(), b.y() - a.y())
-        length = max(1e-6, (direction.x() ** 2 + direction.y() ** 2) ** 0.5)
-        ux, uy = direction.x() / length, direction.y() / length
-        head = QPolygonF([b, QPointF(b.x() - 7 * ux - 4 * uy, b.y() - 7 * uy + 4 * ux),
-                          QPointF(b.x() - 7 * ux + 4 * uy, b.y() - 7 * uy - 4 * ux)])
         painter.setBrush(QColor("#333333"))
-        painter.drawPolygon(head)
+        painter.drawPolygon(arrow_head(a, b))

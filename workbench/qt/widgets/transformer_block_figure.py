@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
+
+from workbench.qt.widgets.arrows import add_arrow
 
 W, H, GAP = 96.0, 54.0, 34.0
 FILL = {"norm": "#eeeeee", "attention": "#fde7d0", "cross": "#f6dbe9", "ffn": "#d9f0e3",
@@ -131,14 +133,7 @@ class TransformerBlockFigure(QGraphicsView):
                        Qt.AspectRatioMode.KeepAspectRatio)
 
     def _arrow(self, start: QPointF, end: QPointF, pen: QPen) -> None:
-        scene = self.scene()
-        scene.addLine(start.x(), start.y(), end.x(), end.y(), pen)
-        direction = end - start
-        length = max((direction.x() ** 2 + direction.y() ** 2) ** 0.5, 1e-6)
-        unit = QPointF(direction.x() / length, direction.y() / length)
-        normal = QPointF(-unit.y(), unit.x())
-        head = QPolygonF([end, end - unit * 7 + normal * 3.5, end - unit * 7 - normal * 3.5])
-        scene.addPolygon(head, pen, QBrush(pen.color()))
+        add_arrow(self.scene(), start, end, pen)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override: keep it all in view
         super().resizeEvent(event)
