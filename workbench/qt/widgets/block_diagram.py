@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from workbench.core.config.summary import LayerRow, ModelSummary
 from workbench.core.recurrent_cells import CELLS
-from workbench.qt.widgets.arrows import arrow_head
+from workbench.qt.widgets.figure_view import arrow_head
 
 _FILL = {  # Okabe–Ito tints: embeddings, recurrent or attention layers, heads
     "Embedding": "#d6e9f5", "Linear": "#fbe3c4", "softmax": "#f3d3c2", "input": "#eeeeee",

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
-from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
+from PySide6.QtGui import QBrush, QColor, QFont, QPen
+from PySide6.QtWidgets import QWidget
 
-from workbench.qt.widgets.arrows import add_arrow
+from workbench.qt.widgets.figure_view import FigureView
 
 W, H, GAP = 96.0, 54.0, 34.0
 FILL = {"norm": "#eeeeee", "attention": "#fde7d0", "cross": "#f6dbe9", "ffn": "#d9f0e3",
@@ -55,15 +55,10 @@ def block_parts(d_model: int, heads: int, d_ff: int, pre_norm: bool, causal: boo
     return parts
 
 
-class TransformerBlockFigure(QGraphicsView):
+class TransformerBlockFigure(FigureView):
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setScene(QGraphicsScene(self))
-        self.setRenderHint(QPainter.RenderHint.Antialiasing)
+        super().__init__("transformer-block-figure", parent)
         self.setMinimumHeight(170)
-        self.setObjectName("transformer-block-figure")
-        for policy in (self.setHorizontalScrollBarPolicy, self.setVerticalScrollBarPolicy):
-            policy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.parts: list[Part] = []
 
     def show_block(self, parts: list[Part], heading: str) -> None:
@@ -98,11 +93,11 @@ class TransformerBlockFigure(QGraphicsView):
             if parts[index].kind == "attention":  # Q, K, V: three parallel paths
                 for offset, label in ((-14, "Q"), (0, "K"), (14, "V")):
                     y = b.center().y() + offset
-                    self._arrow(QPointF(a.right(), a.center().y()), QPointF(b.left(), y), pen)
+                    self.arrow(QPointF(a.right(), a.center().y()), QPointF(b.left(), y), pen)
                     tag = scene.addText(label, font)
                     tag.setPos(b.left() - 30, y - 12)
             elif parts[index].kind == "cross":  # Q from the stream, K and V from the encoder
-                self._arrow(QPointF(a.right(), a.center().y()), QPointF(b.left(),
+                self.arrow(QPointF(a.right(), a.center().y()), QPointF(b.left(),
                                                                        b.center().y()), pen)
                 memory = QRectF(b.left(), b.bottom() + 34, b.width(), 30)
                 scene.addRect(memory, QPen(QColor("#555555")), QBrush(QColor(FILL["io"])))
@@ -110,11 +105,11 @@ class TransformerBlockFigure(QGraphicsView):
                 caption.setPos(memory.left() + 4, memory.top() + 4)
                 for dx, tag_text in ((-16, "K"), (16, "V")):
                     x_at = b.center().x() + dx
-                    self._arrow(QPointF(x_at, memory.top()), QPointF(x_at, b.bottom()), pen)
+                    self.arrow(QPointF(x_at, memory.top()), QPointF(x_at, b.bottom()), pen)
                     tag = scene.addText(tag_text, font)
                     tag.setPos(x_at + 2, b.bottom() + 6)
             else:
-                self._arrow(QPointF(a.right(), a.center().y()), QPointF(b.left(),
+                self.arrow(QPointF(a.right(), a.center().y()), QPointF(b.left(),
                                                                        b.center().y()), pen)
         residual = QPen(QColor("#0072B2"), 1.6, Qt.PenStyle.DashLine)
         for index, part in enumerate(parts):
@@ -125,18 +120,8 @@ class TransformerBlockFigure(QGraphicsView):
             start = QPointF(source.right() + GAP / 2, source.center().y())
             scene.addLine(start.x(), start.y(), start.x(), top, residual)
             scene.addLine(start.x(), top, add.center().x(), top, residual)
-            self._arrow(QPointF(add.center().x(), top), QPointF(add.center().x(), add.top()),
+            self.arrow(QPointF(add.center().x(), top), QPointF(add.center().x(), add.top()),
                         residual)
         title = scene.addText(heading, QFont("DejaVu Sans", 9, QFont.Weight.Bold))
         title.setPos(0, -58)
-        self.fitInView(scene.itemsBoundingRect().adjusted(-8, -8, 8, 8),
-                       Qt.AspectRatioMode.KeepAspectRatio)
-
-    def _arrow(self, start: QPointF, end: QPointF, pen: QPen) -> None:
-        add_arrow(self.scene(), start, end, pen)
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override: keep it all in view
-        super().resizeEvent(event)
-        if self.scene().items():
-            self.fitInView(self.scene().itemsBoundingRect().adjusted(-8, -8, 8, 8),
-                           Qt.AspectRatioMode.KeepAspectRatio)
+        self.fit()

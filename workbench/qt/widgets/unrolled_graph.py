@@ -9,24 +9,19 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
-from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
+from PySide6.QtCore import QPointF, QRectF, QSize
+from PySide6.QtGui import QBrush, QColor, QFont, QPen
+from PySide6.QtWidgets import QWidget
 
-from workbench.qt.widgets.arrows import add_arrow
+from workbench.qt.widgets.figure_view import FigureView
 
 SHOWN = 12
 BOX, GAP = 54.0, 34.0
 
 
-class UnrolledGraph(QGraphicsView):
+class UnrolledGraph(FigureView):
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setScene(QGraphicsScene(self))
-        self.setRenderHint(QPainter.RenderHint.Antialiasing)
-        self.setObjectName("unrolled-graph")
-        for policy in (self.setHorizontalScrollBarPolicy, self.setVerticalScrollBarPolicy):
-            policy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        super().__init__("unrolled-graph", parent)
         self.values: list[float] = []  # the values drawn (a test or a reader can check them)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
@@ -55,13 +50,13 @@ class UnrolledGraph(QGraphicsView):
             token = tokens[t].replace("\n", "↵") if t < len(tokens) else ""
             shown = scene.addText(repr(token) if token.strip() == "" else token, font)
             shown.setPos(cell.center().x() - shown.boundingRect().width() / 2, 128)
-            self._arrow(QPointF(cell.center().x(), 128), QPointF(cell.center().x(),
+            self.arrow(QPointF(cell.center().x(), 128), QPointF(cell.center().x(),
                                                                  cell.bottom()), pen)
             if t == 0:
                 w = scene.addText("W", font)
                 w.setPos(cell.center().x() + 3, 100)
             if t:
-                self._arrow(QPointF(x - GAP, cell.center().y()), QPointF(x, cell.center().y()),
+                self.arrow(QPointF(x - GAP, cell.center().y()), QPointF(x, cell.center().y()),
                             pen)
                 if t == 1:
                     u = scene.addText("U", font)
@@ -72,14 +67,4 @@ class UnrolledGraph(QGraphicsView):
         title = scene.addText(f"{label}: the network unrolled, the same W and U at every step",
                               QFont("DejaVu Sans", 9, QFont.Weight.Bold))
         title.setPos(0, 0)
-        self.fitInView(scene.itemsBoundingRect().adjusted(-8, -8, 8, 8),
-                       Qt.AspectRatioMode.KeepAspectRatio)
-
-    def _arrow(self, start: QPointF, end: QPointF, pen: QPen) -> None:
-        add_arrow(self.scene(), start, end, pen)
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override: keep it all in view
-        super().resizeEvent(event)
-        if self.scene().items():
-            self.fitInView(self.scene().itemsBoundingRect().adjusted(-8, -8, 8, 8),
-                           Qt.AspectRatioMode.KeepAspectRatio)
+        self.fit()
