@@ -98,9 +98,14 @@ class FakeModels:
 
     def describe_job(self, config, batch_size=32, seq_len=None):
         self.described.append(config)
-        rows = (LayerRow("embedding", "Embedding", "(None, T, 8)", 80, 80),
+        # the middle row is of the chosen family, so the cards and figures drawn from a
+        # summary's layer kinds are the ones the window shows for it (a block: a transformer's)
+        middle = (LayerRow("block 1", "Block", "(None, T, 8)", 120, 120)
+                  if "transformer" in config.arch else
+                  LayerRow("layer 1", "LSTM", "(None, T, 8)", 120, 120))
+        rows = (LayerRow("embedding", "Embedding", "(None, T, 8)", 80, 80), middle,
                 LayerRow("head (Linear)", "Linear", "(None, T, 10)", 90, 90))
-        return finished(ModelSummary(config.arch, config.title, rows, 170, 170, batch_size,
+        return finished(ModelSummary(config.arch, config.title, rows, 290, 290, batch_size,
                                      seq_len or 128, 1000, 200))
 
     def matched_size_job(self, config, target):
